@@ -1,0 +1,2 @@
+/** Scenarios run on the reference models and on the real stack, compared line for line. */
+package dev.vigil.bridge;

@@ -1,0 +1,2 @@
+/** The Coordination and Store ports on an embedded H2 file database. */
+package dev.vigil.coordination.h2;

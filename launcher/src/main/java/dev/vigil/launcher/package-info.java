@@ -1,0 +1,2 @@
+/** The vigil command line and the embedding entry point. */
+package dev.vigil.launcher;

@@ -1,0 +1,2 @@
+/** The Worker SPI and the real worker processes behind it. */
+package dev.vigil.worker;
