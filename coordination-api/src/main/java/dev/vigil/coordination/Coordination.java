@@ -1,0 +1,75 @@
+package dev.vigil.coordination;
+
+import java.util.List;
+
+/**
+ * The only mutation path for tickets, runs and leases. Each verb is one transaction and returns
+ * a decision; a denial changes nothing. Time is an argument: {@code nowMs} is wall-clock
+ * milliseconds, as stored in {@code notBefore}, {@code createdAt} and lease expiries.
+ *
+ * <p>Implementations keep the C and Q laws of LAWS.md; {@code dev.vigil.coordination.law.LeaseLaw}
+ * is the reference, and {@code CoordinationInvariants} checks any {@link Store}.
+ */
+public interface Coordination {
+  /** Read-only view of the same data. */
+  Store store();
+
+  /** Queues a READY ticket (or names the earlier ticket with the same idempotency key). */
+  Submission submit(NewTicket ticket, long nowMs);
+
+  /** Records (or refreshes) one daemon incarnation; always succeeds. */
+  void registerOwner(Owner owner);
+
+  /** C2: granted only for a READY, due, unparked ticket in an unparked lane. */
+  Claim claim(TicketId ticket, OwnerId owner, long nowMs, long ttlMs);
+
+  /** As {@link #claim}, for a run a person starts in the foreground (Q8). */
+  Claim claimByHand(TicketId ticket, OwnerId owner, long nowMs, long ttlMs);
+
+  /**
+   * Claims up to {@code max} claimable tickets of {@code lane}, highest priority first, then
+   * oldest, then lowest id; none if the lane is parked. No two owners get the same ticket.
+   */
+  List<Claim.Granted> claimNext(Lane lane, OwnerId owner, long nowMs, long ttlMs, int max);
+
+  /** Q3: records the worker's identity once it holds its reservation. */
+  Start start(RunId run, OwnerId owner, RunStart start);
+
+  /** Rolls back a claim whose worker never started. */
+  AbortClaim abortClaim(RunId run, OwnerId owner, String why);
+
+  /** C3: moves the expiry of a live lease the owner holds. */
+  Renewal renew(RunId run, OwnerId owner, long nowMs, long ttlMs);
+
+  /** Renews every unexpired lease of {@code owner} at once; returns how many were renewed. */
+  int renewAll(OwnerId owner, long nowMs, long ttlMs);
+
+  /** C3: re-arms the lease of a RUNNING run (lapsed or not) for a new owner. */
+  Readopt readopt(RunId run, OwnerId owner, long nowMs, long ttlMs);
+
+  /** C6: exactly one claimant takes a RUNNING run's exit checkpoint. */
+  Exit takeExit(RunId run, ExitOwner claimant, RunExit exit);
+
+  /** C7, C8, Q5, Q7: settles an EXITED run once, through the retry policy. */
+  Settlement finish(Finish finish, long nowMs);
+
+  /** Q9: a parked ticket is never claimed; a LEASED ticket may be parked (its worker is told). */
+  Control park(TicketId ticket);
+
+  Control unpark(TicketId ticket);
+
+  /** READY → HELD with a reason. */
+  Control hold(TicketId ticket, String reason);
+
+  /** HELD → READY, spawn failures forgotten (Q8: the only way out of a hand-started hold). */
+  Control release(TicketId ticket);
+
+  /** READY or HELD → CANCELLED. */
+  Control cancel(TicketId ticket);
+
+  /** Q9: no ticket of a parked lane is claimed; returns true if the lane was not parked before. */
+  boolean parkLane(Lane lane);
+
+  /** Returns true if the lane was parked before. */
+  boolean unparkLane(Lane lane);
+}

@@ -1,0 +1,41 @@
+package dev.vigil.coordination;
+
+import java.util.Objects;
+
+/**
+ * A submission.
+ *
+ * @param lane        the lane to queue in
+ * @param type        the worker type to run it with (letters, digits, {@code . _ -})
+ * @param payload     the worker's input as JSON text (not parsed here)
+ * @param maxAttempts attempts allowed before the ticket is HELD (Q1), 1-1000
+ * @param priority    higher is claimed first
+ * @param notBeforeMs wall-clock ms before which it is not due
+ * @param key         an idempotency key, or {@code null}: a second submission with the same key
+ *                    creates nothing ({@link Submission.Duplicate})
+ */
+public record NewTicket(Lane lane, String type, String payload, int maxAttempts, int priority, long notBeforeMs,
+                        String key) {
+  /** The default number of attempts (Q1). */
+  public static final int DEFAULT_MAX_ATTEMPTS = 3;
+
+  public NewTicket {
+    Objects.requireNonNull(lane, "lane");
+    Objects.requireNonNull(type, "type");
+    Objects.requireNonNull(payload, "payload");
+    if (!type.matches("[A-Za-z0-9][A-Za-z0-9._-]{0,63}")) {
+      throw new IllegalArgumentException("type '" + type + "' must be 1-64 letters, digits, . _ or -");
+    }
+    if (maxAttempts < 1 || maxAttempts > 1000) {
+      throw new IllegalArgumentException("maxAttempts (" + maxAttempts + ") must be between 1 and 1000");
+    }
+    if (key != null && (key.isEmpty() || key.length() > 200)) {
+      throw new IllegalArgumentException("key must be 1-200 characters");
+    }
+  }
+
+  /** A ticket of {@code type} in {@code lane}, due now, default attempts and priority 0. */
+  public static NewTicket of(Lane lane, String type, String payload) {
+    return new NewTicket(lane, type, payload, DEFAULT_MAX_ATTEMPTS, 0, 0, null);
+  }
+}

@@ -1,0 +1,78 @@
+package dev.vigil.coordination;
+
+import java.util.Objects;
+
+/**
+ * The one policy that turns a run's verdict into its ticket's move, used by a live finish and by
+ * recovery alike (Q5: the same verdict gives the same transition wherever the run ended).
+ *
+ * <ul>
+ *   <li>SUCCEEDED → SUCCEEDED. PERMANENT_FAILURE → FAILED. Both spend the attempt they ran as.
+ *   <li>FAILED, LOST → one attempt spent (Q1); READY after the backoff
+ *       {@code min(backoffCap, backoffBase × 2^(used−1))}, or HELD when none remain, never READY.
+ *   <li>STALLED → no attempt spent (Q2); READY at the stall's hint (or now, if the hint passed).
+ *   <li>BLOCKED → no attempt spent; HELD until a human releases it.
+ *   <li>A hand-started run whose move would leave the ticket runnable (Retry or Resume) holds it
+ *       instead (Q8): only {@code release} makes it READY.
+ * </ul>
+ *
+ * @param backoffBaseMs the pause before the first retry, ms
+ * @param backoffCapMs  the longest pause before a retry, ms
+ */
+public record RetryPolicy(long backoffBaseMs, long backoffCapMs) {
+  /** 1 s doubling to 5 min. */
+  public static final RetryPolicy DEFAULT = new RetryPolicy(1_000, 300_000);
+
+  public RetryPolicy {
+    if (backoffBaseMs < 0) {
+      throw new IllegalArgumentException("backoffBase (" + backoffBaseMs + "ms) must be >= 0");
+    }
+    if (backoffCapMs < backoffBaseMs) {
+      throw new IllegalArgumentException(
+          "backoffCap (" + backoffCapMs + "ms) must be >= backoffBase (" + backoffBaseMs + "ms)");
+    }
+  }
+
+  /**
+   * Decides a settlement.
+   *
+   * @param ticket       the ticket as it is before the settlement
+   * @param handStarted  whether the settled run was hand-started (Q8)
+   * @param verdict      a {@link Verdict#finishable()} verdict
+   * @param diagnosis    the settlement's note, or {@code null}
+   * @param stallUntilMs for STALLED, when the ticket is due again
+   * @param nowMs        wall-clock now
+   */
+  public TicketMove decide(Ticket ticket, boolean handStarted, Verdict verdict, String diagnosis, long stallUntilMs,
+                           long nowMs) {
+    Objects.requireNonNull(ticket, "ticket");
+    Objects.requireNonNull(verdict, "verdict");
+    int used = ticket.attemptsUsed() + (verdict.chargesAttempt() ? 1 : 0);
+    String why = diagnosis == null ? "" : ": " + diagnosis;
+    TicketMove move = switch (verdict) {
+      case SUCCEEDED -> new TicketMove.Succeed(used);
+      case PERMANENT_FAILURE -> new TicketMove.Fail(used);
+      case BLOCKED -> new TicketMove.Hold(used, "blocked" + why);
+      case STALLED -> new TicketMove.Resume(used, Math.max(stallUntilMs, nowMs));
+      case FAILED, LOST -> used >= ticket.maxAttempts()
+          ? new TicketMove.Hold(used, "attempts exhausted (" + used + " of " + ticket.maxAttempts() + "), last "
+              + verdict + why)
+          : new TicketMove.Retry(used, nowMs + backoffMs(used));
+      case ABANDONED, SUPERSEDED -> throw new IllegalArgumentException("verdict " + verdict + " is not settled by finish");
+    };
+    if (handStarted && (move instanceof TicketMove.Retry || move instanceof TicketMove.Resume)) {
+      return new TicketMove.Hold(used, "hand-started run ended " + verdict + why + "; release to requeue");
+    }
+    return move;
+  }
+
+  /** The pause before the retry that follows the {@code used}-th spent attempt. */
+  public long backoffMs(int used) {
+    int doublings = Math.max(0, Math.min(used - 1, 40));
+    long delay = backoffBaseMs;
+    for (int i = 0; i < doublings && delay < backoffCapMs; i++) {
+      delay = Math.multiplyExact(delay, 2);
+    }
+    return Math.min(delay, backoffCapMs);
+  }
+}

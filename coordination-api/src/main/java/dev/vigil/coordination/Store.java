@@ -1,0 +1,45 @@
+package dev.vigil.coordination;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/** Read-only queries over tickets, runs, leases and owners. Nothing here changes state. */
+public interface Store {
+  Optional<Ticket> ticket(TicketId id);
+
+  /** The ticket's runs in run-number order (empty for an unknown ticket). */
+  List<Run> runsOf(TicketId id);
+
+  Optional<Run> run(RunId id);
+
+  /** Tickets matching the query, in id order. */
+  List<Ticket> tickets(TicketQuery query);
+
+  /** Runs in any of the given states, in id order; all runs when none is given. */
+  List<Run> runs(RunState... states);
+
+  /** Runs that hold a lease (CLAIMED, RUNNING, EXITED), in id order: the live work. */
+  default List<Run> liveRuns() {
+    return runs(RunState.CLAIMED, RunState.RUNNING, RunState.EXITED);
+  }
+
+  /** Every lease, in ticket order. */
+  List<Lease> leases();
+
+  Optional<Lease> lease(TicketId ticket);
+
+  /** How many tickets are in each state; every state is present, zero included. */
+  Map<TicketState, Integer> countsByState();
+
+  Set<Lane> parkedLanes();
+
+  Optional<Owner> owner(OwnerId id);
+
+  /** Every registered owner, in id order. */
+  List<Owner> owners();
+
+  /** Tickets, runs, leases and parked lanes, read together. */
+  Snapshot snapshot();
+}

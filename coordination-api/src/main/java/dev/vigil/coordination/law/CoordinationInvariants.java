@@ -1,0 +1,134 @@
+package dev.vigil.coordination.law;
+
+import dev.vigil.coordination.Lease;
+import dev.vigil.coordination.Run;
+import dev.vigil.coordination.RunId;
+import dev.vigil.coordination.RunState;
+import dev.vigil.coordination.Snapshot;
+import dev.vigil.coordination.Store;
+import dev.vigil.coordination.Ticket;
+import dev.vigil.coordination.TicketId;
+import dev.vigil.coordination.TicketState;
+import dev.vigil.coordination.Verdict;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The invariants every coordination store keeps at every instant, checked on a {@link Snapshot}.
+ * Each violation message states the law in English with its id. Called by every oracle:
+ * properties, the contract suite, differential and concurrency tests, bridge scenarios.
+ */
+public final class CoordinationInvariants {
+  private CoordinationInvariants() {}
+
+  /** Throws an {@link AssertionError} listing every violation, if any. */
+  public static void check(Store store) {
+    check(store.snapshot());
+  }
+
+  /** Throws an {@link AssertionError} listing every violation, if any. */
+  public static void check(Snapshot s) {
+    List<String> v = violations(s);
+    if (!v.isEmpty()) {
+      throw new AssertionError(v.size() + " coordination invariant(s) broken:\n  " + String.join("\n  ", v));
+    }
+  }
+
+  /** Every violated invariant, one line each; empty when all hold. */
+  public static List<String> violations(Snapshot s) {
+    List<String> out = new ArrayList<>();
+    Map<TicketId, Ticket> tickets = new HashMap<>();
+    for (Ticket t : s.tickets()) {
+      tickets.put(t.id(), t);
+    }
+    Map<RunId, Run> runs = new HashMap<>();
+    Map<TicketId, List<Run>> runsByTicket = new HashMap<>();
+    for (Run r : s.runs()) {
+      runs.put(r.id(), r);
+      runsByTicket.computeIfAbsent(r.ticket(), k -> new ArrayList<>()).add(r);
+    }
+
+    Set<TicketId> leasedTickets = new HashSet<>();
+    Set<RunId> leasedRuns = new HashSet<>();
+    for (Lease l : s.leases()) {
+      if (!leasedTickets.add(l.ticket())) {
+        out.add("C1 one lease: ticket " + l.ticket() + " has more than one lease");
+      }
+      if (!leasedRuns.add(l.run())) {
+        out.add("C1 one lease: run " + l.run() + " has more than one lease");
+      }
+      Run r = runs.get(l.run());
+      if (r == null) {
+        out.add("C1 one lease: lease of " + l.ticket() + " names unknown run " + l.run());
+      } else if (!r.state().holdsLease()) {
+        out.add("C7 release on settle: run " + l.run() + " is " + r.state() + " but still holds a lease");
+      }
+      Ticket t = tickets.get(l.ticket());
+      if (t == null || t.state() != TicketState.LEASED) {
+        out.add("C1 one lease: lease of " + l.ticket() + " exists but the ticket is "
+            + (t == null ? "unknown" : t.state()));
+      }
+    }
+
+    for (Run r : s.runs()) {
+      Ticket t = tickets.get(r.ticket());
+      if (t == null) {
+        out.add("C2 claim only ready: run " + r.id() + " belongs to unknown ticket " + r.ticket());
+        continue;
+      }
+      if (r.state().holdsLease() && !leasedRuns.contains(r.id())) {
+        out.add("C7 release on settle: unsettled run " + r.id() + " (" + r.state() + ") holds no lease");
+      }
+      if (r.state() == RunState.RUNNING && r.start() == null) {
+        out.add("Q3 running before execution: RUNNING run " + r.id() + " has no recorded identity");
+      }
+      boolean mustHaveExitOwner = r.state() == RunState.EXITED
+          || (r.state() == RunState.SETTLED && r.verdict() != Verdict.ABANDONED);
+      if (mustHaveExitOwner && (r.exitOwner() == null || r.exit() == null)) {
+        out.add("C6 one aftercare: run " + r.id() + " is " + r.state() + " without an exit owner and exit");
+      }
+      if (r.verdict() == Verdict.ABANDONED && (r.start() != null || r.exitOwner() != null)) {
+        out.add("C8 settle once: run " + r.id() + " is ABANDONED but had started or exited");
+      }
+      if (r.attempt() > t.attemptsUsed() + 1) {
+        out.add("Q1 bounded attempts: run " + r.id() + " runs as attempt " + r.attempt() + " but ticket "
+            + t.id() + " has used only " + t.attemptsUsed());
+      }
+    }
+
+    for (Ticket t : s.tickets()) {
+      List<Run> rs = runsByTicket.getOrDefault(t.id(), List.of());
+      long unsettled = rs.stream().filter(r -> r.state().holdsLease()).count();
+      if (t.state() == TicketState.LEASED && (unsettled != 1 || !leasedTickets.contains(t.id()))) {
+        out.add("C1 one lease: LEASED ticket " + t.id() + " has " + unsettled + " unsettled runs and "
+            + (leasedTickets.contains(t.id()) ? "a" : "no") + " lease");
+      }
+      if (t.state() != TicketState.LEASED && unsettled != 0) {
+        out.add("C7 release on settle: " + t.state() + " ticket " + t.id() + " has " + unsettled + " unsettled runs");
+      }
+      long charged = rs.stream().filter(r -> r.verdict() != null && r.verdict().chargesAttempt()).count();
+      if (t.attemptsUsed() != charged) {
+        out.add("Q1 bounded attempts: ticket " + t.id() + " counts " + t.attemptsUsed()
+            + " attempts used but " + charged + " settled runs were charged");
+      }
+      for (int i = 0; i < rs.size(); i++) {
+        if (rs.get(i).id().number() != i + 1) {
+          out.add("C2 claim only ready: ticket " + t.id() + " has run numbers with a gap at " + rs.get(i).id());
+          break;
+        }
+      }
+      if (t.state() == TicketState.SUCCEEDED) {
+        for (Run r : rs) {
+          if (r.verdict() == Verdict.BLOCKED || r.verdict() == Verdict.STALLED) {
+            out.add("Q7 supersede: ticket " + t.id() + " succeeded but run " + r.id() + " is still " + r.verdict());
+          }
+        }
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,502 @@
+package dev.vigil.coordination.law;
+
+import dev.vigil.coordination.AbortClaim;
+import dev.vigil.coordination.Claim;
+import dev.vigil.coordination.Control;
+import dev.vigil.coordination.Coordination;
+import dev.vigil.coordination.Exit;
+import dev.vigil.coordination.ExitOwner;
+import dev.vigil.coordination.Finish;
+import dev.vigil.coordination.Lane;
+import dev.vigil.coordination.Lease;
+import dev.vigil.coordination.NewTicket;
+import dev.vigil.coordination.Owner;
+import dev.vigil.coordination.OwnerId;
+import dev.vigil.coordination.Readopt;
+import dev.vigil.coordination.Renewal;
+import dev.vigil.coordination.RetryPolicy;
+import dev.vigil.coordination.Run;
+import dev.vigil.coordination.RunExit;
+import dev.vigil.coordination.RunId;
+import dev.vigil.coordination.RunStart;
+import dev.vigil.coordination.RunState;
+import dev.vigil.coordination.Settlement;
+import dev.vigil.coordination.Snapshot;
+import dev.vigil.coordination.Start;
+import dev.vigil.coordination.Store;
+import dev.vigil.coordination.Submission;
+import dev.vigil.coordination.Ticket;
+import dev.vigil.coordination.TicketId;
+import dev.vigil.coordination.TicketMove;
+import dev.vigil.coordination.TicketQuery;
+import dev.vigil.coordination.TicketState;
+import dev.vigil.coordination.Verdict;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * The reference model of {@link Coordination} and {@link Store}: plain maps, one lock, every law
+ * checked in the most direct way. Written to be obviously right, not fast.
+ *
+ * <p>It keeps C1 (one lease per ticket and per run: leases are a map keyed by ticket, and a run's
+ * lease is found by scanning), C2 (claim checks state, parking and due time before changing
+ * anything), C3 (renew only while {@code expiresAt > now}; readopt only for RUNNING runs), C6
+ * (takeExit only from RUNNING), C7 (leases removed only by finish and abortClaim), C8 (finish
+ * only from EXITED), Q1/Q2/Q5/Q7/Q8 (through {@link RetryPolicy}) and Q9 (parked tickets and lanes
+ * are never claimed).
+ */
+public final class LeaseLaw implements Coordination, Store {
+  /** Claims rolled back before a ticket is HELD. */
+  public static final int MAX_SPAWN_FAILURES = 3;
+
+  private final RetryPolicy policy;
+  private final SortedMap<TicketId, Ticket> tickets = new TreeMap<>();
+  private final SortedMap<RunId, Run> runs = new TreeMap<>();
+  private final SortedMap<TicketId, Lease> leases = new TreeMap<>();
+  private final TreeSet<Lane> parkedLanes = new TreeSet<>();
+  private final Map<String, TicketId> keys = new HashMap<>();
+  private final SortedMap<OwnerId, Owner> owners = new TreeMap<>();
+  private long lastSeq;
+
+  public LeaseLaw(RetryPolicy policy) {
+    this.policy = Objects.requireNonNull(policy, "policy");
+  }
+
+  public LeaseLaw() {
+    this(RetryPolicy.DEFAULT);
+  }
+
+  @Override
+  public Store store() {
+    return this;
+  }
+
+  // ---- verbs ----
+
+  @Override
+  public synchronized Submission submit(NewTicket n, long nowMs) {
+    if (n.key() != null && keys.containsKey(n.key())) {
+      return new Submission.Duplicate(tickets.get(keys.get(n.key())));
+    }
+    TicketId id = new TicketId(++lastSeq);
+    Ticket t = new Ticket(id, n.lane(), n.type(), n.payload(), TicketState.READY, 0, n.maxAttempts(), n.priority(),
+        n.notBeforeMs(), nowMs, false, null, 0);
+    tickets.put(id, t);
+    if (n.key() != null) {
+      keys.put(n.key(), id);
+    }
+    return new Submission.Accepted(t);
+  }
+
+  @Override
+  public synchronized void registerOwner(Owner owner) {
+    owners.put(owner.id(), owner);
+  }
+
+  @Override
+  public synchronized Claim claim(TicketId ticket, OwnerId owner, long nowMs, long ttlMs) {
+    return claim(ticket, owner, nowMs, ttlMs, false);
+  }
+
+  @Override
+  public synchronized Claim claimByHand(TicketId ticket, OwnerId owner, long nowMs, long ttlMs) {
+    return claim(ticket, owner, nowMs, ttlMs, true);
+  }
+
+  private Claim claim(TicketId id, OwnerId owner, long nowMs, long ttlMs, boolean byHand) {
+    requirePositive(ttlMs);
+    Ticket t = tickets.get(id);
+    if (t == null) {
+      return new Claim.Denied(Claim.Reason.NOT_FOUND);
+    }
+    if (t.state() == TicketState.LEASED) {
+      return new Claim.Denied(Claim.Reason.LEASED);
+    }
+    if (t.state() != TicketState.READY) {
+      return new Claim.Denied(Claim.Reason.NOT_READY);
+    }
+    if (t.parked() || parkedLanes.contains(t.lane())) {
+      return new Claim.Denied(Claim.Reason.PARKED);
+    }
+    if (t.notBeforeMs() > nowMs) {
+      return new Claim.Denied(Claim.Reason.NOT_DUE);
+    }
+    return grant(t, owner, nowMs, ttlMs, byHand);
+  }
+
+  private Claim.Granted grant(Ticket t, OwnerId owner, long nowMs, long ttlMs, boolean byHand) {
+    RunId runId = new RunId(t.id(), runsOf(t.id()).size() + 1);
+    Run run = Run.claimed(runId, t.attemptsUsed() + 1, owner, nowMs, byHand);
+    Lease lease = new Lease(t.id(), runId, owner, nowMs + ttlMs);
+    tickets.put(t.id(), t.withState(TicketState.LEASED, null));
+    runs.put(runId, run);
+    leases.put(t.id(), lease);
+    return new Claim.Granted(run, lease);
+  }
+
+  @Override
+  public synchronized List<Claim.Granted> claimNext(Lane lane, OwnerId owner, long nowMs, long ttlMs, int max) {
+    requirePositive(ttlMs);
+    if (max < 1) {
+      throw new IllegalArgumentException("max (" + max + ") must be >= 1");
+    }
+    if (parkedLanes.contains(lane)) {
+      return List.of();
+    }
+    List<Ticket> due = new ArrayList<>();
+    for (Ticket t : tickets.values()) {
+      if (t.lane().equals(lane) && t.claimableAt(nowMs)) {
+        due.add(t);
+      }
+    }
+    due.sort(CLAIM_ORDER);
+    List<Claim.Granted> granted = new ArrayList<>();
+    for (Ticket t : due.subList(0, Math.min(max, due.size()))) {
+      granted.add(grant(t, owner, nowMs, ttlMs, false));
+    }
+    return granted;
+  }
+
+  /** Highest priority first, then oldest, then lowest id. */
+  public static final Comparator<Ticket> CLAIM_ORDER = Comparator.comparingInt(Ticket::priority).reversed()
+      .thenComparingLong(Ticket::createdAtMs)
+      .thenComparing(Ticket::id);
+
+  @Override
+  public synchronized Start start(RunId runId, OwnerId owner, RunStart start) {
+    Run run = runs.get(runId);
+    if (run == null) {
+      return new Start.Denied(Start.Reason.NOT_FOUND);
+    }
+    if (run.start() != null) {
+      return new Start.Denied(Start.Reason.ALREADY_STARTED);
+    }
+    if (run.state() != RunState.CLAIMED) {
+      return new Start.Denied(Start.Reason.NOT_CLAIMED);
+    }
+    Lease lease = leases.get(run.ticket());
+    if (lease == null || !lease.run().equals(runId) || !lease.owner().equals(owner)) {
+      return new Start.Denied(Start.Reason.LEASE_LOST);
+    }
+    Run started = run.started(start);
+    runs.put(runId, started);
+    return new Start.Started(started);
+  }
+
+  @Override
+  public synchronized AbortClaim abortClaim(RunId runId, OwnerId owner, String why) {
+    Objects.requireNonNull(why, "why");
+    Run run = runs.get(runId);
+    if (run == null) {
+      return new AbortClaim.Denied(AbortClaim.Reason.NOT_FOUND);
+    }
+    if (run.state() != RunState.CLAIMED) {
+      return new AbortClaim.Denied(AbortClaim.Reason.NOT_CLAIMED);
+    }
+    Run abandoned = run.settled(Verdict.ABANDONED, why);
+    runs.put(runId, abandoned);
+    leases.remove(run.ticket());
+    Ticket t = tickets.get(run.ticket());
+    int failures = t.spawnFailures() + 1;
+    Ticket after;
+    if (run.handStarted()) {
+      after = t.withSpawnFailures(failures).withState(TicketState.HELD, "hand-started run abandoned: " + why);
+    } else if (failures >= MAX_SPAWN_FAILURES) {
+      after = t.withSpawnFailures(failures)
+          .withState(TicketState.HELD, "worker failed to start " + failures + " times, last: " + why);
+    } else {
+      after = t.withSpawnFailures(failures).withState(TicketState.READY, null);
+    }
+    tickets.put(after.id(), after);
+    return new AbortClaim.Aborted(abandoned, after);
+  }
+
+  @Override
+  public synchronized Renewal renew(RunId runId, OwnerId owner, long nowMs, long ttlMs) {
+    requirePositive(ttlMs);
+    Lease lease = leaseOfRun(runId);
+    if (lease == null) {
+      return new Renewal.Denied(Renewal.Reason.GONE);
+    }
+    if (!lease.owner().equals(owner)) {
+      return new Renewal.Denied(Renewal.Reason.NOT_OWNER);
+    }
+    if (lease.expiresAtMs() <= nowMs) {
+      return new Renewal.Denied(Renewal.Reason.EXPIRED);
+    }
+    Lease renewed = new Lease(lease.ticket(), runId, owner, nowMs + ttlMs);
+    leases.put(lease.ticket(), renewed);
+    return new Renewal.Renewed(renewed);
+  }
+
+  @Override
+  public synchronized int renewAll(OwnerId owner, long nowMs, long ttlMs) {
+    requirePositive(ttlMs);
+    int n = 0;
+    for (Lease lease : List.copyOf(leases.values())) {
+      if (lease.owner().equals(owner) && lease.expiresAtMs() > nowMs) {
+        leases.put(lease.ticket(), new Lease(lease.ticket(), lease.run(), owner, nowMs + ttlMs));
+        n++;
+      }
+    }
+    return n;
+  }
+
+  @Override
+  public synchronized Readopt readopt(RunId runId, OwnerId owner, long nowMs, long ttlMs) {
+    requirePositive(ttlMs);
+    Run run = runs.get(runId);
+    if (run == null) {
+      return new Readopt.Denied(Readopt.Reason.GONE);
+    }
+    if (run.state() != RunState.RUNNING) {
+      return new Readopt.Denied(Readopt.Reason.NOT_RUNNING);
+    }
+    Lease lease = leaseOfRun(runId);
+    if (lease == null) {
+      return new Readopt.Denied(Readopt.Reason.GONE);
+    }
+    Run readopted = run.readoptedBy(owner);
+    Lease rearmed = new Lease(lease.ticket(), runId, owner, nowMs + ttlMs);
+    runs.put(runId, readopted);
+    leases.put(lease.ticket(), rearmed);
+    return new Readopt.Readopted(readopted, rearmed);
+  }
+
+  @Override
+  public synchronized Exit takeExit(RunId runId, ExitOwner claimant, RunExit exit) {
+    Objects.requireNonNull(claimant, "claimant");
+    Objects.requireNonNull(exit, "exit");
+    Run run = runs.get(runId);
+    if (run == null) {
+      return new Exit.Denied(Exit.Reason.NOT_FOUND, null);
+    }
+    if (run.exitOwner() != null) {
+      return new Exit.Denied(Exit.Reason.ALREADY_TAKEN, run.exitOwner());
+    }
+    if (run.state() != RunState.RUNNING) {
+      return new Exit.Denied(Exit.Reason.NOT_RUNNING, null);
+    }
+    Run exited = run.exited(exit, claimant);
+    runs.put(runId, exited);
+    return new Exit.Taken(exited);
+  }
+
+  @Override
+  public synchronized Settlement finish(Finish f, long nowMs) {
+    Run run = runs.get(f.run());
+    if (run == null) {
+      return new Settlement.Denied(Settlement.Reason.NOT_FOUND);
+    }
+    if (run.state() == RunState.SETTLED) {
+      return new Settlement.Denied(Settlement.Reason.ALREADY_SETTLED);
+    }
+    if (run.state() != RunState.EXITED) {
+      return new Settlement.Denied(Settlement.Reason.NOT_EXITED);
+    }
+    if (!run.exitOwner().equals(f.claimant()) && !f.exitOwnerDead()) {
+      return new Settlement.Denied(Settlement.Reason.NOT_EXIT_OWNER);
+    }
+    Ticket t = tickets.get(run.ticket());
+    TicketMove move = policy.decide(t, run.handStarted(), f.verdict(), f.diagnosis(), f.stallUntilMs(), nowMs);
+    Ticket after = move.applyTo(t);
+    Run settled = run.settled(f.verdict(), f.diagnosis());
+    tickets.put(after.id(), after);
+    runs.put(settled.id(), settled);
+    leases.remove(run.ticket());
+    List<RunId> superseded = new ArrayList<>();
+    if (after.state() == TicketState.SUCCEEDED) {
+      for (Run earlier : runsOf(run.ticket())) {
+        if (earlier.verdict() == Verdict.BLOCKED || earlier.verdict() == Verdict.STALLED) {
+          runs.put(earlier.id(), earlier.settled(Verdict.SUPERSEDED, earlier.diagnosis()));
+          superseded.add(earlier.id());
+        }
+      }
+    }
+    return new Settlement.Settled(settled, after, superseded);
+  }
+
+  @Override
+  public synchronized Control park(TicketId id) {
+    Ticket t = tickets.get(id);
+    if (t == null) {
+      return new Control.Denied(Control.Reason.NOT_FOUND);
+    }
+    if (t.state().terminal()) {
+      return new Control.Denied(Control.Reason.TERMINAL);
+    }
+    return done(t.withParked(true));
+  }
+
+  @Override
+  public synchronized Control unpark(TicketId id) {
+    Ticket t = tickets.get(id);
+    if (t == null) {
+      return new Control.Denied(Control.Reason.NOT_FOUND);
+    }
+    if (t.state().terminal()) {
+      return new Control.Denied(Control.Reason.TERMINAL);
+    }
+    return done(t.withParked(false));
+  }
+
+  @Override
+  public synchronized Control hold(TicketId id, String reason) {
+    Objects.requireNonNull(reason, "reason");
+    Ticket t = tickets.get(id);
+    if (t == null) {
+      return new Control.Denied(Control.Reason.NOT_FOUND);
+    }
+    if (t.state().terminal()) {
+      return new Control.Denied(Control.Reason.TERMINAL);
+    }
+    if (t.state() == TicketState.LEASED) {
+      return new Control.Denied(Control.Reason.LEASED);
+    }
+    if (t.state() == TicketState.HELD) {
+      return new Control.Done(t);
+    }
+    return done(t.withState(TicketState.HELD, reason));
+  }
+
+  @Override
+  public synchronized Control release(TicketId id) {
+    Ticket t = tickets.get(id);
+    if (t == null) {
+      return new Control.Denied(Control.Reason.NOT_FOUND);
+    }
+    if (t.state() != TicketState.HELD) {
+      return new Control.Denied(Control.Reason.NOT_HELD);
+    }
+    return done(t.withState(TicketState.READY, null).withSpawnFailures(0));
+  }
+
+  @Override
+  public synchronized Control cancel(TicketId id) {
+    Ticket t = tickets.get(id);
+    if (t == null) {
+      return new Control.Denied(Control.Reason.NOT_FOUND);
+    }
+    if (t.state().terminal()) {
+      return new Control.Denied(Control.Reason.TERMINAL);
+    }
+    if (t.state() == TicketState.LEASED) {
+      return new Control.Denied(Control.Reason.LEASED);
+    }
+    return done(t.withState(TicketState.CANCELLED, null));
+  }
+
+  private Control done(Ticket after) {
+    tickets.put(after.id(), after);
+    return new Control.Done(after);
+  }
+
+  @Override
+  public synchronized boolean parkLane(Lane lane) {
+    return parkedLanes.add(Objects.requireNonNull(lane, "lane"));
+  }
+
+  @Override
+  public synchronized boolean unparkLane(Lane lane) {
+    return parkedLanes.remove(Objects.requireNonNull(lane, "lane"));
+  }
+
+  // ---- queries ----
+
+  @Override
+  public synchronized Optional<Ticket> ticket(TicketId id) {
+    return Optional.ofNullable(tickets.get(id));
+  }
+
+  @Override
+  public synchronized List<Run> runsOf(TicketId id) {
+    List<Run> out = new ArrayList<>();
+    for (Run r : runs.values()) {
+      if (r.ticket().equals(id)) {
+        out.add(r);
+      }
+    }
+    return out;
+  }
+
+  @Override
+  public synchronized Optional<Run> run(RunId id) {
+    return Optional.ofNullable(runs.get(id));
+  }
+
+  @Override
+  public synchronized List<Ticket> tickets(TicketQuery query) {
+    return tickets.values().stream().filter(query::matches).limit(query.limit()).toList();
+  }
+
+  @Override
+  public synchronized List<Run> runs(RunState... states) {
+    Set<RunState> wanted = states.length == 0 ? Set.of(RunState.values()) : Set.copyOf(Arrays.asList(states));
+    return runs.values().stream().filter(r -> wanted.contains(r.state())).toList();
+  }
+
+  @Override
+  public synchronized List<Lease> leases() {
+    return List.copyOf(leases.values());
+  }
+
+  @Override
+  public synchronized Optional<Lease> lease(TicketId ticket) {
+    return Optional.ofNullable(leases.get(ticket));
+  }
+
+  @Override
+  public synchronized Map<TicketState, Integer> countsByState() {
+    Map<TicketState, Integer> counts = new EnumMap<>(TicketState.class);
+    for (TicketState s : TicketState.values()) {
+      counts.put(s, 0);
+    }
+    for (Ticket t : tickets.values()) {
+      counts.merge(t.state(), 1, Integer::sum);
+    }
+    return counts;
+  }
+
+  @Override
+  public synchronized Set<Lane> parkedLanes() {
+    return Set.copyOf(parkedLanes);
+  }
+
+  @Override
+  public synchronized Optional<Owner> owner(OwnerId id) {
+    return Optional.ofNullable(owners.get(id));
+  }
+
+  @Override
+  public synchronized List<Owner> owners() {
+    return List.copyOf(owners.values());
+  }
+
+  @Override
+  public synchronized Snapshot snapshot() {
+    return Snapshot.of(List.copyOf(tickets.values()), List.copyOf(runs.values()), List.copyOf(leases.values()),
+        parkedLanes);
+  }
+
+  private Lease leaseOfRun(RunId runId) {
+    Lease lease = leases.get(runId.ticket());
+    return lease != null && lease.run().equals(runId) ? lease : null;
+  }
+
+  private static void requirePositive(long ttlMs) {
+    if (ttlMs <= 0) {
+      throw new IllegalArgumentException("ttl (" + ttlMs + "ms) must be > 0");
+    }
+  }
+}

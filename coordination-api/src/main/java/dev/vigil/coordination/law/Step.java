@@ -1,0 +1,128 @@
+package dev.vigil.coordination.law;
+
+import dev.vigil.coordination.Coordination;
+import dev.vigil.coordination.ExitOwner;
+import dev.vigil.coordination.Lane;
+import dev.vigil.coordination.NewTicket;
+import dev.vigil.coordination.OwnerId;
+import dev.vigil.coordination.RunExit;
+import dev.vigil.coordination.RunId;
+import dev.vigil.coordination.RunStart;
+import dev.vigil.coordination.TicketId;
+
+/**
+ * One call of a {@link Coordination} verb, as data: a scenario is a list of steps, applied to any
+ * implementation to produce a {@link Transcript}.
+ */
+public sealed interface Step {
+  /** Calls the verb on {@code c} and returns its decision. */
+  Object apply(Coordination c);
+
+  record Submit(NewTicket ticket, long nowMs) implements Step {
+    public Object apply(Coordination c) {
+      return c.submit(ticket, nowMs);
+    }
+  }
+
+  record Claim(TicketId ticket, OwnerId owner, long nowMs, long ttlMs) implements Step {
+    public Object apply(Coordination c) {
+      return c.claim(ticket, owner, nowMs, ttlMs);
+    }
+  }
+
+  record ClaimByHand(TicketId ticket, OwnerId owner, long nowMs, long ttlMs) implements Step {
+    public Object apply(Coordination c) {
+      return c.claimByHand(ticket, owner, nowMs, ttlMs);
+    }
+  }
+
+  record ClaimNext(Lane lane, OwnerId owner, long nowMs, long ttlMs, int max) implements Step {
+    public Object apply(Coordination c) {
+      return c.claimNext(lane, owner, nowMs, ttlMs, max);
+    }
+  }
+
+  record Start(RunId run, OwnerId owner, RunStart start) implements Step {
+    public Object apply(Coordination c) {
+      return c.start(run, owner, start);
+    }
+  }
+
+  record AbortClaim(RunId run, OwnerId owner, String why) implements Step {
+    public Object apply(Coordination c) {
+      return c.abortClaim(run, owner, why);
+    }
+  }
+
+  record Renew(RunId run, OwnerId owner, long nowMs, long ttlMs) implements Step {
+    public Object apply(Coordination c) {
+      return c.renew(run, owner, nowMs, ttlMs);
+    }
+  }
+
+  record RenewAll(OwnerId owner, long nowMs, long ttlMs) implements Step {
+    public Object apply(Coordination c) {
+      return c.renewAll(owner, nowMs, ttlMs);
+    }
+  }
+
+  record Readopt(RunId run, OwnerId owner, long nowMs, long ttlMs) implements Step {
+    public Object apply(Coordination c) {
+      return c.readopt(run, owner, nowMs, ttlMs);
+    }
+  }
+
+  record TakeExit(RunId run, ExitOwner claimant, RunExit exit) implements Step {
+    public Object apply(Coordination c) {
+      return c.takeExit(run, claimant, exit);
+    }
+  }
+
+  record Finish(dev.vigil.coordination.Finish finish, long nowMs) implements Step {
+    public Object apply(Coordination c) {
+      return c.finish(finish, nowMs);
+    }
+  }
+
+  record Park(TicketId ticket) implements Step {
+    public Object apply(Coordination c) {
+      return c.park(ticket);
+    }
+  }
+
+  record Unpark(TicketId ticket) implements Step {
+    public Object apply(Coordination c) {
+      return c.unpark(ticket);
+    }
+  }
+
+  record Hold(TicketId ticket, String reason) implements Step {
+    public Object apply(Coordination c) {
+      return c.hold(ticket, reason);
+    }
+  }
+
+  record Release(TicketId ticket) implements Step {
+    public Object apply(Coordination c) {
+      return c.release(ticket);
+    }
+  }
+
+  record Cancel(TicketId ticket) implements Step {
+    public Object apply(Coordination c) {
+      return c.cancel(ticket);
+    }
+  }
+
+  record ParkLane(Lane lane) implements Step {
+    public Object apply(Coordination c) {
+      return c.parkLane(lane);
+    }
+  }
+
+  record UnparkLane(Lane lane) implements Step {
+    public Object apply(Coordination c) {
+      return c.unparkLane(lane);
+    }
+  }
+}

@@ -1,0 +1,483 @@
+package dev.vigil.coordination;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.vigil.coordination.law.CoordinationInvariants;
+import dev.vigil.coordination.law.RandomSteps;
+import dev.vigil.coordination.law.Step;
+import dev.vigil.coordination.law.Transcript;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The contract every {@link Coordination} keeps: named examples of each verb's grants, denials and
+ * edge cases, with {@link CoordinationInvariants} checked after each. The reference model and
+ * every adapter extend this class.
+ */
+public abstract class CoordinationContract {
+  protected static final long T0 = 1_700_000_000_000L;
+  protected static final long TTL = 30_000;
+  protected static final OwnerId A = new OwnerId("d-alpha");
+  protected static final OwnerId B = new OwnerId("d-beta");
+  protected static final Lane BATCH = new Lane("batch");
+  protected static final RetryPolicy POLICY = new RetryPolicy(1_000, 60_000);
+
+  protected Coordination c;
+
+  /** A fresh, empty coordination that settles with {@code policy}. */
+  protected abstract Coordination create(RetryPolicy policy) throws Exception;
+
+  /** Releases what {@link #create} opened. */
+  protected void dispose(Coordination coordination) throws Exception {}
+
+  @BeforeEach
+  void open() throws Exception {
+    c = create(POLICY);
+  }
+
+  @AfterEach
+  void close() throws Exception {
+    if (c != null) {
+      CoordinationInvariants.check(c.store());
+      dispose(c);
+    }
+  }
+
+  // ---- helpers ----
+
+  protected TicketId submit(NewTicket n) {
+    return ((Submission.Accepted) c.submit(n, T0)).ticket().id();
+  }
+
+  protected TicketId submit() {
+    return submit(NewTicket.of(Lane.DEFAULT, "command", "{}"));
+  }
+
+  protected TicketId submitWithAttempts(int maxAttempts) {
+    return submit(new NewTicket(Lane.DEFAULT, "command", "{}", maxAttempts, 0, 0, null));
+  }
+
+  protected Claim.Granted claim(TicketId t, OwnerId o, long now) {
+    return assertInstanceOf(Claim.Granted.class, c.claim(t, o, now, TTL));
+  }
+
+  protected static RunStart runStart(long now) {
+    return new RunStart(new ProcessIdentity("boot-1", 4242, 99, 4242), "1.0.0", "ab".repeat(32), now);
+  }
+
+  /** Claims, starts and takes the exit as the supervisor of {@code o}; returns the run. */
+  protected RunId runToExit(TicketId t, OwnerId o, long now) {
+    RunId run = claim(t, o, now).run().id();
+    assertInstanceOf(Start.Started.class, c.start(run, o, runStart(now)));
+    assertInstanceOf(Exit.Taken.class, c.takeExit(run, ExitOwner.supervisor(o), RunExit.code(1, now)));
+    return run;
+  }
+
+  protected Settlement.Settled settle(RunId run, OwnerId o, Verdict v, long now) {
+    return assertInstanceOf(Settlement.Settled.class,
+        c.finish(Finish.as(ExitOwner.supervisor(o), run, v, null), now));
+  }
+
+  protected Ticket ticket(TicketId t) {
+    return c.store().ticket(t).orElseThrow();
+  }
+
+  protected Claim.Reason claimDenial(TicketId t, long now) {
+    return assertInstanceOf(Claim.Denied.class, c.claim(t, A, now, TTL)).reason();
+  }
+
+  // ---- submit ----
+
+  @Test
+  void submitQueuesAReadyTicket_numberedFromOne() {
+    Submission s = c.submit(new NewTicket(BATCH, "command", "{\"x\":1}", 2, 5, T0 + 10, null), T0);
+    Ticket t = assertInstanceOf(Submission.Accepted.class, s).ticket();
+    assertEquals(new Ticket(new TicketId(1), BATCH, "command", "{\"x\":1}", TicketState.READY, 0, 2, 5, T0 + 10, T0,
+        false, null, 0), t);
+    assertEquals(t, ticket(t.id()));
+  }
+
+  @Test
+  void aSecondSubmitWithTheSameKey_createsNothing_andNamesTheFirstTicket() {
+    NewTicket n = new NewTicket(Lane.DEFAULT, "command", "{}", 3, 0, 0, "order-17");
+    Ticket first = assertInstanceOf(Submission.Accepted.class, c.submit(n, T0)).ticket();
+    Submission again = c.submit(n, T0 + 5);
+    assertEquals(new Submission.Duplicate(first), again);
+    assertEquals(1, c.store().tickets(TicketQuery.all()).size());
+  }
+
+  // ---- claim (C1, C2, Q9) ----
+
+  @Test
+  void C2_claimIsGranted_forAReadyDueUnparkedTicket_creatingRunAndLeaseTogether() {
+    TicketId t = submit();
+    Claim.Granted g = claim(t, A, T0);
+    assertEquals(Run.claimed(new RunId(t, 1), 1, A, T0, false), g.run());
+    assertEquals(new Lease(t, new RunId(t, 1), A, T0 + TTL), g.lease());
+    assertEquals(TicketState.LEASED, ticket(t).state());
+    assertEquals(List.of(g.lease()), c.store().leases());
+  }
+
+  @Test
+  void C1_claimIsDenied_whileTheTicketIsLeased() {
+    TicketId t = submit();
+    claim(t, A, T0);
+    assertEquals(Claim.Reason.LEASED, assertInstanceOf(Claim.Denied.class, c.claim(t, B, T0, TTL)).reason());
+    assertEquals(1, c.store().leases().size());
+  }
+
+  @Test
+  void C2_claimIsDenied_forUnknownHeldNotDueAndParkedTickets_changingNothing() {
+    assertEquals(Claim.Reason.NOT_FOUND, claimDenial(new TicketId(99), T0));
+    TicketId notDue = submit(new NewTicket(Lane.DEFAULT, "command", "{}", 3, 0, T0 + 1, null));
+    assertEquals(Claim.Reason.NOT_DUE, claimDenial(notDue, T0));
+    TicketId held = submit();
+    c.hold(held, "by hand");
+    assertEquals(Claim.Reason.NOT_READY, claimDenial(held, T0));
+    TicketId parked = submit();
+    c.park(parked);
+    assertEquals(Claim.Reason.PARKED, claimDenial(parked, T0));
+    Snapshot before = c.store().snapshot();
+    claimDenial(parked, T0);
+    assertEquals(before, c.store().snapshot());
+    assertEquals(TicketState.LEASED, ticket(claim(notDue, A, T0 + 1).run().ticket()).state());
+  }
+
+  @Test
+  void Q9_aClaimRacingAPark_eitherOrderLeavesNoClaimOfAParkedTicket() {
+    TicketId parkedFirst = submit();
+    assertInstanceOf(Control.Done.class, c.park(parkedFirst));
+    assertEquals(Claim.Reason.PARKED, claimDenial(parkedFirst, T0));
+
+    TicketId claimedFirst = submit();
+    RunId run = runToExit(claimedFirst, A, T0);
+    Ticket parkedWhileLeased = assertInstanceOf(Control.Done.class, c.park(claimedFirst)).ticket();
+    assertEquals(TicketState.LEASED, parkedWhileLeased.state());
+    assertTrue(parkedWhileLeased.parked());
+    settle(run, A, Verdict.FAILED, T0);
+    assertEquals(Claim.Reason.PARKED, claimDenial(claimedFirst, T0 + 3_600_000));
+    assertTrue(c.claimNext(Lane.DEFAULT, A, T0 + 3_600_000, TTL, 10).isEmpty());
+    c.unpark(claimedFirst);
+    claim(claimedFirst, A, T0 + 3_600_000);
+  }
+
+  @Test
+  void Q9_noTicketOfAParkedLaneIsClaimed() {
+    TicketId t = submit(NewTicket.of(BATCH, "command", "{}"));
+    assertTrue(c.parkLane(BATCH));
+    assertFalse(c.parkLane(BATCH));
+    assertEquals(Claim.Reason.PARKED, claimDenial(t, T0));
+    assertTrue(c.claimNext(BATCH, A, T0, TTL, 5).isEmpty());
+    assertEquals(java.util.Set.of(BATCH), c.store().parkedLanes());
+    assertTrue(c.unparkLane(BATCH));
+    assertEquals(1, c.claimNext(BATCH, A, T0, TTL, 5).size());
+  }
+
+  @Test
+  void claimNext_takesDueTicketsByPriorityThenAgeThenId_upToMax() {
+    TicketId low = submit(new NewTicket(Lane.DEFAULT, "command", "{}", 3, 0, 0, null));
+    TicketId high = submit(new NewTicket(Lane.DEFAULT, "command", "{}", 3, 9, 0, null));
+    TicketId later = ((Submission.Accepted) c.submit(NewTicket.of(Lane.DEFAULT, "command", "{}"), T0 + 5))
+        .ticket().id();
+    TicketId notDue = submit(new NewTicket(Lane.DEFAULT, "command", "{}", 3, 99, T0 + 60_000, null));
+    submit(NewTicket.of(BATCH, "command", "{}"));
+    List<Claim.Granted> got = c.claimNext(Lane.DEFAULT, A, T0 + 10, TTL, 2);
+    assertEquals(List.of(high, low), got.stream().map(g -> g.run().ticket()).toList());
+    assertEquals(List.of(later), c.claimNext(Lane.DEFAULT, B, T0 + 10, TTL, 5).stream()
+        .map(g -> g.run().ticket()).toList());
+    assertEquals(TicketState.READY, ticket(notDue).state());
+  }
+
+  // ---- start (Q3) ----
+
+  @Test
+  void Q3_startRecordsIdentity_onlyForTheClaimingOwner_andOnlyOnce() {
+    TicketId t = submit();
+    RunId run = claim(t, A, T0).run().id();
+    assertEquals(Start.Reason.LEASE_LOST,
+        assertInstanceOf(Start.Denied.class, c.start(run, B, runStart(T0))).reason());
+    Run started = assertInstanceOf(Start.Started.class, c.start(run, A, runStart(T0))).run();
+    assertEquals(RunState.RUNNING, started.state());
+    assertEquals(runStart(T0), started.start());
+    assertEquals(Start.Reason.ALREADY_STARTED,
+        assertInstanceOf(Start.Denied.class, c.start(run, A, runStart(T0))).reason());
+    assertEquals(Start.Reason.NOT_FOUND,
+        assertInstanceOf(Start.Denied.class, c.start(new RunId(t, 7), A, runStart(T0))).reason());
+  }
+
+  // ---- abortClaim ----
+
+  @Test
+  void abortClaim_rollsBackTheClaim_andTheThirdSpawnFailureHoldsTheTicket() {
+    TicketId t = submit();
+    for (int i = 1; i <= 3; i++) {
+      RunId run = claim(t, A, T0).run().id();
+      AbortClaim.Aborted a = assertInstanceOf(AbortClaim.Aborted.class, c.abortClaim(run, A, "no reservation"));
+      assertEquals(Verdict.ABANDONED, a.run().verdict());
+      assertEquals(i, a.ticket().spawnFailures());
+      assertEquals(i < 3 ? TicketState.READY : TicketState.HELD, a.ticket().state());
+      assertEquals(0, a.ticket().attemptsUsed());
+      assertTrue(c.store().lease(t).isEmpty());
+    }
+    assertEquals(AbortClaim.Reason.NOT_CLAIMED,
+        assertInstanceOf(AbortClaim.Denied.class, c.abortClaim(new RunId(t, 1), A, "again")).reason());
+    Ticket released = assertInstanceOf(Control.Done.class, c.release(t)).ticket();
+    assertEquals(0, released.spawnFailures());
+    assertEquals(TicketState.READY, released.state());
+  }
+
+  // ---- renew and readopt (C3, C4) ----
+
+  @Test
+  void C3_renewalExactlyAtExpiresAt_isDeniedAsExpired_andOneMillisecondBeforeIsGranted() {
+    TicketId t = submit();
+    RunId run = claim(t, A, T0).run().id();
+    Renewal r = c.renew(run, A, T0 + TTL - 1, TTL);
+    assertEquals(new Lease(t, run, A, T0 + TTL - 1 + TTL), assertInstanceOf(Renewal.Renewed.class, r).lease());
+    long expiry = T0 + TTL - 1 + TTL;
+    Snapshot before = c.store().snapshot();
+    assertEquals(Renewal.Reason.EXPIRED,
+        assertInstanceOf(Renewal.Denied.class, c.renew(run, A, expiry, TTL)).reason());
+    assertEquals(before, c.store().snapshot(), "C4: a renewal denial changes nothing");
+  }
+
+  @Test
+  void C3_renewalIsDenied_toAnotherOwner_andForASettledRun() {
+    TicketId t = submit();
+    RunId run = runToExit(t, A, T0);
+    assertEquals(Renewal.Reason.NOT_OWNER,
+        assertInstanceOf(Renewal.Denied.class, c.renew(run, B, T0, TTL)).reason());
+    settle(run, A, Verdict.SUCCEEDED, T0);
+    assertEquals(Renewal.Reason.GONE, assertInstanceOf(Renewal.Denied.class, c.renew(run, A, T0, TTL)).reason());
+  }
+
+  @Test
+  void renewAll_renewsOnlyTheOwnersUnexpiredLeases() {
+    TicketId a1 = submit();
+    TicketId a2 = submit();
+    TicketId b1 = submit();
+    claim(a1, A, T0);
+    c.claim(a2, A, T0, 10);
+    claim(b1, B, T0);
+    assertEquals(1, c.renewAll(A, T0 + 10, TTL));
+    assertEquals(T0 + 10 + TTL, c.store().lease(a1).orElseThrow().expiresAtMs());
+    assertEquals(T0 + 10, c.store().lease(a2).orElseThrow().expiresAtMs());
+    assertEquals(T0 + TTL, c.store().lease(b1).orElseThrow().expiresAtMs());
+  }
+
+  @Test
+  void C3_readopt_reArmsALapsedLeaseOfARunningRun_forTheNewOwner() {
+    TicketId t = submit();
+    RunId run = claim(t, A, T0).run().id();
+    assertEquals(Readopt.Reason.NOT_RUNNING,
+        assertInstanceOf(Readopt.Denied.class, c.readopt(run, B, T0, TTL)).reason());
+    c.start(run, A, runStart(T0));
+    long late = T0 + 10 * TTL;
+    assertInstanceOf(Renewal.Denied.class, c.renew(run, A, late, TTL));
+    Readopt.Readopted r = assertInstanceOf(Readopt.Readopted.class, c.readopt(run, B, late, TTL));
+    assertEquals(new Lease(t, run, B, late + TTL), r.lease());
+    assertEquals(B, r.run().owner());
+    assertEquals(Renewal.Reason.NOT_OWNER,
+        assertInstanceOf(Renewal.Denied.class, c.renew(run, A, late, TTL)).reason());
+    assertInstanceOf(Renewal.Renewed.class, c.renew(run, B, late + 1, TTL));
+    assertEquals(Readopt.Reason.GONE,
+        assertInstanceOf(Readopt.Denied.class, c.readopt(new RunId(t, 9), B, late, TTL)).reason());
+  }
+
+  // ---- takeExit (C6) ----
+
+  @Test
+  void C6_exactlyOneClaimantTakesTheExit_andTheLoserIsToldWhoWon() {
+    TicketId t = submit();
+    RunId run = claim(t, A, T0).run().id();
+    assertEquals(Exit.Reason.NOT_RUNNING, assertInstanceOf(Exit.Denied.class,
+        c.takeExit(run, ExitOwner.supervisor(A), RunExit.code(0, T0))).reason());
+    c.start(run, A, runStart(T0));
+    Exit.Taken won = assertInstanceOf(Exit.Taken.class,
+        c.takeExit(run, ExitOwner.recovery(B), RunExit.unknown(T0 + 1)));
+    assertEquals(ExitOwner.recovery(B), won.run().exitOwner());
+    assertEquals(RunExit.unknown(T0 + 1), won.run().exit());
+    assertEquals(new Exit.Denied(Exit.Reason.ALREADY_TAKEN, ExitOwner.recovery(B)),
+        c.takeExit(run, ExitOwner.supervisor(A), RunExit.code(0, T0 + 2)));
+  }
+
+  // ---- finish (C7, C8, Q1, Q2, Q5, Q7, Q8) ----
+
+  @Test
+  void C8_aSecondFinishIsDenied_andChangesNothing() {
+    TicketId t = submit();
+    RunId run = runToExit(t, A, T0);
+    Settlement.Settled s = settle(run, A, Verdict.SUCCEEDED, T0);
+    assertEquals(TicketState.SUCCEEDED, s.ticket().state());
+    assertTrue(c.store().leases().isEmpty(), "C7: the lease goes with the settlement");
+    Snapshot before = c.store().snapshot();
+    assertEquals(new Settlement.Denied(Settlement.Reason.ALREADY_SETTLED),
+        c.finish(Finish.as(ExitOwner.supervisor(A), run, Verdict.FAILED, null), T0 + 1));
+    assertEquals(before, c.store().snapshot());
+  }
+
+  @Test
+  void finishIsDenied_beforeTheExit_andToAClaimantWhoIsNotTheExitOwner_unlessItProvesTheOwnerDead() {
+    TicketId t = submit();
+    RunId run = claim(t, A, T0).run().id();
+    c.start(run, A, runStart(T0));
+    assertEquals(new Settlement.Denied(Settlement.Reason.NOT_EXITED),
+        c.finish(Finish.as(ExitOwner.supervisor(A), run, Verdict.SUCCEEDED, null), T0));
+    c.takeExit(run, ExitOwner.supervisor(A), RunExit.code(0, T0));
+    Finish byB = Finish.as(ExitOwner.recovery(B), run, Verdict.SUCCEEDED, "collected");
+    assertEquals(new Settlement.Denied(Settlement.Reason.NOT_EXIT_OWNER), c.finish(byB, T0));
+    Settlement.Settled s = assertInstanceOf(Settlement.Settled.class, c.finish(byB.forDeadExitOwner(), T0));
+    assertEquals("collected", s.run().diagnosis());
+    assertEquals(new Settlement.Denied(Settlement.Reason.NOT_FOUND),
+        c.finish(Finish.as(ExitOwner.recovery(B), new RunId(t, 5), Verdict.SUCCEEDED, null), T0));
+  }
+
+  @Test
+  void Q1_failuresSpendAttempts_withBackoff_andTheLastHoldsTheTicket_neverReady() {
+    TicketId t = submitWithAttempts(2);
+    RunId first = runToExit(t, A, T0);
+    Ticket afterFirst = settle(first, A, Verdict.FAILED, T0).ticket();
+    assertEquals(TicketState.READY, afterFirst.state());
+    assertEquals(1, afterFirst.attemptsUsed());
+    assertEquals(T0 + 1_000, afterFirst.notBeforeMs());
+    assertEquals(Claim.Reason.NOT_DUE, claimDenial(t, T0 + 999));
+    RunId second = runToExit(t, A, T0 + 1_000);
+    assertEquals(2, c.store().run(second).orElseThrow().attempt());
+    Ticket afterSecond = settle(second, A, Verdict.LOST, T0 + 1_000).ticket();
+    assertEquals(TicketState.HELD, afterSecond.state());
+    assertEquals(2, afterSecond.attemptsUsed());
+    assertTrue(afterSecond.holdReason().startsWith("attempts exhausted (2 of 2)"), afterSecond.holdReason());
+  }
+
+  @Test
+  void Q2_aStallOnTheLastAttempt_spendsNothing_andTheTicketIsReadyAtTheHint() {
+    TicketId t = submitWithAttempts(1);
+    RunId run = runToExit(t, A, T0);
+    Settlement.Settled s = assertInstanceOf(Settlement.Settled.class,
+        c.finish(Finish.stalled(ExitOwner.supervisor(A), run, T0 + 600_000, "quota"), T0));
+    assertEquals(TicketState.READY, s.ticket().state());
+    assertEquals(0, s.ticket().attemptsUsed());
+    assertEquals(T0 + 600_000, s.ticket().notBeforeMs());
+    assertEquals(Claim.Reason.NOT_DUE, claimDenial(t, T0 + 599_999));
+    assertEquals(1, claim(t, A, T0 + 600_000).run().attempt());
+  }
+
+  @Test
+  void Q8_aHandStartedRunFailingWithAttemptsLeft_holdsTheTicket_untilReleased() {
+    TicketId t = submitWithAttempts(3);
+    Claim.Granted g = assertInstanceOf(Claim.Granted.class, c.claimByHand(t, A, T0, TTL));
+    assertTrue(g.run().handStarted());
+    RunId run = g.run().id();
+    c.start(run, A, runStart(T0));
+    c.takeExit(run, ExitOwner.supervisor(A), RunExit.code(1, T0));
+    Ticket held = settle(run, A, Verdict.FAILED, T0).ticket();
+    assertEquals(TicketState.HELD, held.state());
+    assertEquals(1, held.attemptsUsed());
+    assertTrue(c.claimNext(Lane.DEFAULT, B, T0 + 3_600_000, TTL, 5).isEmpty());
+    assertEquals(TicketState.READY, assertInstanceOf(Control.Done.class, c.release(t)).ticket().state());
+  }
+
+  @Test
+  void Q7_whenTheTicketSucceeds_itsEarlierBlockedAndStalledRunsAreSuperseded_andNothingElse() {
+    TicketId t = submitWithAttempts(3);
+    RunId stalled = runToExit(t, A, T0);
+    c.finish(Finish.stalled(ExitOwner.supervisor(A), stalled, T0, "quota"), T0);
+    RunId failed = runToExit(t, A, T0);
+    settle(failed, A, Verdict.FAILED, T0);
+    RunId blocked = runToExit(t, A, T0 + 60_000);
+    settle(blocked, A, Verdict.BLOCKED, T0 + 60_000);
+    c.release(t);
+    RunId ok = runToExit(t, A, T0 + 60_000);
+    Settlement.Settled s = settle(ok, A, Verdict.SUCCEEDED, T0 + 60_000);
+    assertEquals(List.of(stalled, blocked), s.superseded());
+    List<Verdict> verdicts = c.store().runsOf(t).stream().map(Run::verdict).toList();
+    assertEquals(List.of(Verdict.SUPERSEDED, Verdict.FAILED, Verdict.SUPERSEDED, Verdict.SUCCEEDED), verdicts);
+    assertEquals(2, s.ticket().attemptsUsed());
+  }
+
+  @Test
+  void Q5_recoveryAndTheSupervisorSettleTheSameVerdictToTheSameTicket() {
+    TicketId bySupervisor = submit();
+    TicketId byRecovery = submit();
+    RunId r1 = runToExit(bySupervisor, A, T0);
+    RunId r2 = claim(byRecovery, A, T0).run().id();
+    c.start(r2, A, runStart(T0));
+    c.takeExit(r2, ExitOwner.recovery(B), RunExit.unknown(T0));
+    Ticket t1 = settle(r1, A, Verdict.LOST, T0).ticket();
+    Ticket t2 = assertInstanceOf(Settlement.Settled.class,
+        c.finish(Finish.as(ExitOwner.recovery(B), r2, Verdict.LOST, null), T0)).ticket();
+    assertEquals(t1.withState(t1.state(), t1.holdReason()), new Ticket(t1.id(), t2.lane(), t2.type(), t2.payload(),
+        t2.state(), t2.attemptsUsed(), t2.maxAttempts(), t2.priority(), t2.notBeforeMs(), t2.createdAtMs(),
+        t2.parked(), t2.holdReason(), t2.spawnFailures()));
+  }
+
+  // ---- operator verbs ----
+
+  @Test
+  void holdReleaseAndCancel_followTheTicketLifecycle() {
+    TicketId t = submit();
+    assertEquals(Control.Reason.NOT_HELD, assertInstanceOf(Control.Denied.class, c.release(t)).reason());
+    Ticket held = assertInstanceOf(Control.Done.class, c.hold(t, "wait for data")).ticket();
+    assertEquals("wait for data", held.holdReason());
+    assertEquals(TicketState.READY, assertInstanceOf(Control.Done.class, c.release(t)).ticket().state());
+    RunId run = claim(t, A, T0).run().id();
+    assertEquals(Control.Reason.LEASED, assertInstanceOf(Control.Denied.class, c.cancel(t)).reason());
+    assertEquals(Control.Reason.LEASED, assertInstanceOf(Control.Denied.class, c.hold(t, "x")).reason());
+    c.abortClaim(run, A, "test");
+    assertEquals(TicketState.CANCELLED, assertInstanceOf(Control.Done.class, c.cancel(t)).ticket().state());
+    assertEquals(Control.Reason.TERMINAL, assertInstanceOf(Control.Denied.class, c.cancel(t)).reason());
+    assertEquals(Control.Reason.TERMINAL, assertInstanceOf(Control.Denied.class, c.park(t)).reason());
+    assertEquals(Control.Reason.NOT_FOUND, assertInstanceOf(Control.Denied.class, c.park(new TicketId(77))).reason());
+  }
+
+  @Test
+  void ownersAreRegistered_andRefreshed() {
+    Owner o = new Owner(A, "host-1", new ProcessIdentity("boot-1", 10, 20, 10), "1.0.0", T0);
+    c.registerOwner(o);
+    c.registerOwner(o);
+    assertEquals(List.of(o), c.store().owners());
+    assertEquals(o, c.store().owner(A).orElseThrow());
+    assertTrue(c.store().owner(B).isEmpty());
+  }
+
+  @Test
+  void storeQueries_filterByStateAndLane_andCountEveryState() {
+    TicketId a = submit();
+    TicketId b = submit(NewTicket.of(BATCH, "command", "{}"));
+    claim(a, A, T0);
+    assertEquals(List.of(b), c.store().tickets(TicketQuery.all().inState(TicketState.READY)).stream()
+        .map(Ticket::id).toList());
+    assertEquals(List.of(b), c.store().tickets(TicketQuery.all().inLane(BATCH)).stream().map(Ticket::id).toList());
+    assertEquals(1, c.store().tickets(TicketQuery.all().limit(1)).size());
+    assertEquals(TicketState.values().length, c.store().countsByState().size());
+    assertEquals(1, c.store().countsByState().get(TicketState.LEASED));
+    assertEquals(1, c.store().liveRuns().size());
+    assertNull(c.store().liveRuns().get(0).start());
+  }
+
+  @Test
+  void randomStepSequences_keepEveryInvariantAfterEveryStep() {
+    for (long seed = 1; seed <= 25; seed++) {
+      Coordination fresh;
+      try {
+        dispose(c);
+        fresh = create(POLICY);
+      } catch (Exception e) {
+        throw new AssertionError(e);
+      }
+      c = fresh;
+      List<Step> steps = RandomSteps.generate(seed, 80, new dev.vigil.coordination.law.LeaseLaw(POLICY));
+      long s = seed;
+      Transcript.of(c, steps, store -> {
+        List<String> v = CoordinationInvariants.violations(store.snapshot());
+        assertTrue(v.isEmpty(), "seed " + s + ": " + v);
+      });
+    }
+  }
+}

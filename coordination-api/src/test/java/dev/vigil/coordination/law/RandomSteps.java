@@ -1,0 +1,207 @@
+package dev.vigil.coordination.law;
+
+import dev.vigil.coordination.ExitOwner;
+import dev.vigil.coordination.Finish;
+import dev.vigil.coordination.Lane;
+import dev.vigil.coordination.Lease;
+import dev.vigil.coordination.NewTicket;
+import dev.vigil.coordination.OwnerId;
+import dev.vigil.coordination.ProcessIdentity;
+import dev.vigil.coordination.Run;
+import dev.vigil.coordination.RunExit;
+import dev.vigil.coordination.RunId;
+import dev.vigil.coordination.RunStart;
+import dev.vigil.coordination.RunState;
+import dev.vigil.coordination.Ticket;
+import dev.vigil.coordination.TicketId;
+import dev.vigil.coordination.TicketQuery;
+import dev.vigil.coordination.Verdict;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+
+/**
+ * Seeded random step sequences over many owners, tickets, runs and forward clock jumps. The
+ * generator steers by a shadow {@link LeaseLaw}, so most steps target tickets and runs in the
+ * state a verb needs (and some deliberately do not), and clock jumps land exactly on, just
+ * before and just after lease expiries and due times.
+ */
+public final class RandomSteps {
+  public static final List<OwnerId> OWNERS =
+      List.of(new OwnerId("d-alpha"), new OwnerId("d-beta"), new OwnerId("d-gamma"), new OwnerId("d-delta"));
+  public static final List<Lane> LANES = List.of(Lane.DEFAULT, new Lane("batch"));
+  public static final long START_MS = 1_700_000_000_000L;
+  public static final long TTL_MS = 30_000;
+  private static final Verdict[] FINISHABLE = {Verdict.SUCCEEDED, Verdict.FAILED, Verdict.PERMANENT_FAILURE,
+      Verdict.STALLED, Verdict.BLOCKED, Verdict.LOST};
+
+  private final SplittableRandom rnd;
+  private final LeaseLaw shadow;
+  private long now = START_MS;
+
+  private RandomSteps(long seed, LeaseLaw shadow) {
+    this.rnd = new SplittableRandom(seed);
+    this.shadow = shadow;
+  }
+
+  /** A sequence of {@code length} steps for {@code seed}; equal seeds give equal sequences. */
+  public static List<Step> generate(long seed, int length) {
+    return generate(seed, length, new LeaseLaw());
+  }
+
+  /** As {@link #generate(long, int)}, steering by the given fresh model (with its retry policy). */
+  public static List<Step> generate(long seed, int length, LeaseLaw freshShadow) {
+    RandomSteps g = new RandomSteps(seed, freshShadow);
+    List<Step> steps = new ArrayList<>(length);
+    for (int i = 0; i < length; i++) {
+      Step s = g.next();
+      s.apply(g.shadow);
+      steps.add(s);
+    }
+    return steps;
+  }
+
+  private Step next() {
+    advanceClock();
+    int dice = rnd.nextInt(100);
+    if (dice < 14 || shadow.tickets(TicketQuery.all()).isEmpty()) {
+      return submit();
+    } else if (dice < 22) {
+      return new Step.Claim(ticketId(), owner(), now, ttl());
+    } else if (dice < 24) {
+      return new Step.ClaimByHand(ticketId(), owner(), now, ttl());
+    } else if (dice < 34) {
+      return new Step.ClaimNext(pick(LANES), owner(), now, ttl(), 1 + rnd.nextInt(3));
+    } else if (dice < 44) {
+      Run r = runIn(RunState.CLAIMED);
+      return new Step.Start(r.id(), rnd.nextInt(5) == 0 ? owner() : r.owner(), runStart(r.id()));
+    } else if (dice < 47) {
+      Run r = runIn(RunState.CLAIMED);
+      return new Step.AbortClaim(r.id(), owner(), "launch timed out");
+    } else if (dice < 54) {
+      Run r = leasedRun();
+      return new Step.Renew(r.id(), rnd.nextInt(4) == 0 ? owner() : r.owner(), now, ttl());
+    } else if (dice < 57) {
+      return new Step.RenewAll(owner(), now, ttl());
+    } else if (dice < 61) {
+      return new Step.Readopt(anyRun().id(), owner(), now, ttl());
+    } else if (dice < 72) {
+      Run r = rnd.nextInt(6) == 0 ? anyRun() : runIn(RunState.RUNNING);
+      ExitOwner who = rnd.nextBoolean() ? ExitOwner.supervisor(r.owner()) : ExitOwner.recovery(owner());
+      RunExit exit = switch (rnd.nextInt(3)) {
+        case 0 -> RunExit.code(rnd.nextInt(3) == 0 ? 75 : rnd.nextInt(2), now);
+        case 1 -> RunExit.signal(9, now);
+        default -> RunExit.unknown(now);
+      };
+      return new Step.TakeExit(r.id(), who, exit);
+    } else if (dice < 84) {
+      Run r = rnd.nextInt(6) == 0 ? anyRun() : runIn(RunState.EXITED);
+      ExitOwner claimant = r.exitOwner() != null && rnd.nextInt(5) != 0
+          ? r.exitOwner()
+          : ExitOwner.recovery(owner());
+      Verdict v = pick(List.of(FINISHABLE));
+      long stallUntil = v == Verdict.STALLED ? now + rnd.nextInt(3) * 60_000L : 0;
+      Finish f = new Finish(r.id(), claimant, v, rnd.nextBoolean() ? null : "exit " + r.exit(), stallUntil,
+          rnd.nextInt(8) == 0);
+      return new Step.Finish(f, now);
+    } else if (dice < 87) {
+      return new Step.Park(ticketId());
+    } else if (dice < 90) {
+      return new Step.Unpark(ticketId());
+    } else if (dice < 92) {
+      return new Step.Hold(ticketId(), "operator hold");
+    } else if (dice < 95) {
+      return new Step.Release(ticketId());
+    } else if (dice < 96) {
+      return new Step.Cancel(ticketId());
+    } else if (dice < 98) {
+      return new Step.ParkLane(pick(LANES));
+    } else {
+      return new Step.UnparkLane(pick(LANES));
+    }
+  }
+
+  private Step submit() {
+    long notBefore = switch (rnd.nextInt(4)) {
+      case 0 -> now + 1 + rnd.nextInt(60_000);
+      case 1 -> now - rnd.nextInt(1_000);
+      default -> 0;
+    };
+    String key = rnd.nextInt(5) == 0 ? "key-" + rnd.nextInt(4) : null;
+    NewTicket n = new NewTicket(pick(LANES), "command", "{\"n\":" + rnd.nextInt(1000) + "}", 1 + rnd.nextInt(3),
+        rnd.nextInt(3), notBefore, key);
+    return new Step.Submit(n, now);
+  }
+
+  /** Moves the clock forward: often not at all, sometimes exactly onto a lease expiry or due time. */
+  private void advanceClock() {
+    int dice = rnd.nextInt(10);
+    if (dice < 4) {
+      return;
+    }
+    if (dice < 7) {
+      now += 1 + rnd.nextInt(5_000);
+      return;
+    }
+    if (dice < 9) {
+      List<Long> edges = new ArrayList<>();
+      for (Lease l : shadow.leases()) {
+        edges.add(l.expiresAtMs());
+      }
+      for (Ticket t : shadow.tickets(TicketQuery.all())) {
+        edges.add(t.notBeforeMs());
+      }
+      if (!edges.isEmpty()) {
+        long edge = pick(edges) + rnd.nextInt(3) - 1;
+        now = Math.max(now, edge);
+        return;
+      }
+    }
+    now += TTL_MS + rnd.nextInt(600_000);
+  }
+
+  private long ttl() {
+    return rnd.nextInt(4) == 0 ? 1 + rnd.nextInt(10_000) : TTL_MS;
+  }
+
+  private TicketId ticketId() {
+    List<Ticket> all = shadow.tickets(TicketQuery.all());
+    if (all.isEmpty() || rnd.nextInt(12) == 0) {
+      return new TicketId(1 + rnd.nextInt(all.size() + 3));
+    }
+    return pick(all).id();
+  }
+
+  private Run anyRun() {
+    List<Run> all = shadow.runs();
+    if (all.isEmpty() || rnd.nextInt(12) == 0) {
+      return Run.claimed(new RunId(ticketId(), 1 + rnd.nextInt(3)), 1, owner(), now, false);
+    }
+    return pick(all);
+  }
+
+  private Run runIn(RunState state) {
+    List<Run> in = shadow.runs(state);
+    return in.isEmpty() || rnd.nextInt(10) == 0 ? anyRun() : pick(in);
+  }
+
+  private Run leasedRun() {
+    List<Run> live = shadow.liveRuns();
+    return live.isEmpty() ? anyRun() : pick(live);
+  }
+
+  private RunStart runStart(RunId run) {
+    long pid = 1000 + rnd.nextInt(30_000);
+    ProcessIdentity id = new ProcessIdentity("3f1c0a52-boot", pid, 10_000 + rnd.nextInt(1_000_000), pid);
+    String hash = String.format("%064x", (long) run.hashCode() & 0xffffffffL);
+    return new RunStart(id, rnd.nextInt(4) == 0 ? "0.9.0" : "1.0.0", hash, now);
+  }
+
+  private OwnerId owner() {
+    return pick(OWNERS);
+  }
+
+  private <T> T pick(List<T> xs) {
+    return xs.get(rnd.nextInt(xs.size()));
+  }
+}
