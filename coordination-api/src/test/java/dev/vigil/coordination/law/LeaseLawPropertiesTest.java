@@ -1,0 +1,498 @@
+package dev.vigil.coordination.law;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.quicktheories.QuickTheory.qt;
+import static org.quicktheories.generators.SourceDSL.integers;
+import static org.quicktheories.generators.SourceDSL.longs;
+
+import dev.vigil.coordination.AbortClaim;
+import dev.vigil.coordination.Claim;
+import dev.vigil.coordination.Control;
+import dev.vigil.coordination.Exit;
+import dev.vigil.coordination.ExitOwner;
+import dev.vigil.coordination.Lease;
+import dev.vigil.coordination.Readopt;
+import dev.vigil.coordination.Renewal;
+import dev.vigil.coordination.RetryPolicy;
+import dev.vigil.coordination.Run;
+import dev.vigil.coordination.RunId;
+import dev.vigil.coordination.RunState;
+import dev.vigil.coordination.Settlement;
+import dev.vigil.coordination.Snapshot;
+import dev.vigil.coordination.Start;
+import dev.vigil.coordination.Ticket;
+import dev.vigil.coordination.TicketId;
+import dev.vigil.coordination.TicketMove;
+import dev.vigil.coordination.TicketState;
+import dev.vigil.coordination.Verdict;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.BiConsumer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The C and Q laws as properties of the reference model: random step sequences (many owners,
+ * tickets and runs, forward clock jumps landing on expiries), each step checked against the law
+ * it touches, with every decision variant required to occur.
+ */
+class LeaseLawPropertiesTest {
+  private static final int SEQUENCES = 600;
+  private static final RetryPolicy POLICY = new RetryPolicy(1_000, 60_000);
+
+  /** Runs {@code SEQUENCES} random sequences and hands every trace to {@code check}. */
+  private static void forEveryStep(BiConsumer<Long, Trace> check) {
+    qt().withExamples(SEQUENCES).withShrinkCycles(0)
+        .forAll(longs().all(), integers().between(40, 140))
+        .checkAssert((seed, length) -> {
+          List<Step> steps = RandomSteps.generate(seed, length, new LeaseLaw(POLICY));
+          for (Trace t : Trace.record(new LeaseLaw(POLICY), steps, seed)) {
+            check.accept(seed, t);
+          }
+        });
+  }
+
+  private static Optional<Ticket> ticket(Snapshot s, TicketId id) {
+    return s.tickets().stream().filter(t -> t.id().equals(id)).findFirst();
+  }
+
+  private static Optional<Run> run(Snapshot s, RunId id) {
+    return s.runs().stream().filter(r -> r.id().equals(id)).findFirst();
+  }
+
+  private static Optional<Lease> lease(Snapshot s, TicketId id) {
+    return s.leases().stream().filter(l -> l.ticket().equals(id)).findFirst();
+  }
+
+  private static Optional<Lease> leaseOfRun(Snapshot s, RunId id) {
+    return s.leases().stream().filter(l -> l.run().equals(id)).findFirst();
+  }
+
+  // ---- C1 ----
+
+  @Test
+  void C1_oneLeasePerTicketAndPerRun_underRandomInterleavingsOfOwners() {
+    Coverage cov = new Coverage("C1");
+    forEveryStep((seed, t) -> {
+      if (t.decision() instanceof Claim.Granted g) {
+        assertTrue(lease(t.before(), g.run().ticket()).isEmpty(),
+            "C1: a claim was granted on a ticket that already had a lease, " + t.where(seed));
+        cov.saw("granted");
+      } else if (t.decision() instanceof Claim.Denied d && d.reason() == Claim.Reason.LEASED) {
+        cov.saw("denied-leased");
+      } else if (t.decision() instanceof List<?> l && !l.isEmpty()) {
+        cov.saw("claimNext-granted");
+      }
+      long distinctTickets = t.after().leases().stream().map(Lease::ticket).distinct().count();
+      long distinctRuns = t.after().leases().stream().map(Lease::run).distinct().count();
+      assertEquals(t.after().leases().size(), distinctTickets, "C1: two leases for one ticket, " + t.where(seed));
+      assertEquals(t.after().leases().size(), distinctRuns, "C1: two leases for one run, " + t.where(seed));
+    });
+    cov.assertSaw("granted", "denied-leased", "claimNext-granted");
+  }
+
+  // ---- C2 ----
+
+  @Test
+  void C2_claimIsGrantedOnlyForAReadyDueUnparkedTicket_andEveryDenialChangesNothing() {
+    Coverage cov = new Coverage("C2");
+    forEveryStep((seed, t) -> {
+      List<Claim.Granted> grants = List.of();
+      long now = 0;
+      if (t.step() instanceof Step.Claim c) {
+        now = c.nowMs();
+      } else if (t.step() instanceof Step.ClaimByHand c) {
+        now = c.nowMs();
+      } else if (t.step() instanceof Step.ClaimNext c) {
+        now = c.nowMs();
+      } else {
+        return;
+      }
+      if (t.decision() instanceof Claim.Granted g) {
+        grants = List.of(g);
+      } else if (t.decision() instanceof Claim.Denied d) {
+        assertEquals(t.before(), t.after(), "C2: a denied claim changed the store, " + t.where(seed));
+        cov.saw(d.reason().name());
+      } else if (t.decision() instanceof List<?> l) {
+        grants = l.stream().map(Claim.Granted.class::cast).toList();
+        if (grants.isEmpty()) {
+          assertEquals(t.before(), t.after(), "C2: an empty claimNext changed the store, " + t.where(seed));
+          cov.saw("claimNext-none");
+        }
+      } else {
+        throw new AssertionError(t.decision());
+      }
+      for (Claim.Granted g : grants) {
+        Ticket pre = ticket(t.before(), g.run().ticket()).orElseThrow();
+        assertEquals(TicketState.READY, pre.state(), "C2: claimed a ticket that was not READY, " + t.where(seed));
+        assertTrue(pre.notBeforeMs() <= now, "C2: claimed a ticket before it was due, " + t.where(seed));
+        assertTrue(!pre.parked() && !t.before().parkedLanes().contains(pre.lane()),
+            "C2: claimed a parked ticket, " + t.where(seed));
+        assertEquals(TicketState.LEASED, ticket(t.after(), pre.id()).orElseThrow().state());
+        assertEquals(RunState.CLAIMED, run(t.after(), g.run().id()).orElseThrow().state());
+        assertEquals(Optional.of(g.lease()), lease(t.after(), pre.id()),
+            "C2: ticket, run and lease change in one step, " + t.where(seed));
+        cov.saw("granted");
+      }
+    });
+    cov.assertSaw("granted", "NOT_FOUND", "LEASED", "NOT_READY", "PARKED", "NOT_DUE", "claimNext-none");
+  }
+
+  // ---- C3, C4 ----
+
+  @Test
+  void C3_renewalOnlyByTheOwnerWhileUnexpired_andReadoptOnlyForRunningRuns() {
+    Coverage cov = new Coverage("C3");
+    forEveryStep((seed, t) -> {
+      if (t.step() instanceof Step.Renew r) {
+        Optional<Lease> pre = leaseOfRun(t.before(), r.run());
+        Renewal expected = pre.isEmpty() ? new Renewal.Denied(Renewal.Reason.GONE)
+            : !pre.get().owner().equals(r.owner()) ? new Renewal.Denied(Renewal.Reason.NOT_OWNER)
+            : pre.get().expiresAtMs() <= r.nowMs() ? new Renewal.Denied(Renewal.Reason.EXPIRED)
+            : new Renewal.Renewed(new Lease(r.run().ticket(), r.run(), r.owner(), r.nowMs() + r.ttlMs()));
+        assertEquals(expected, t.decision(), "C3: " + t.where(seed));
+        cov.saw(expected instanceof Renewal.Denied d ? "renew-" + d.reason() : "renewed");
+      } else if (t.step() instanceof Step.Readopt r) {
+        Optional<Run> pre = run(t.before(), r.run());
+        if (t.decision() instanceof Readopt.Readopted) {
+          assertEquals(RunState.RUNNING, pre.orElseThrow().state(), "C3: readopted a run that was not RUNNING, "
+              + t.where(seed));
+          boolean lapsed = leaseOfRun(t.before(), r.run()).orElseThrow().expiresAtMs() <= r.nowMs();
+          cov.saw(lapsed ? "readopted-lapsed" : "readopted-live");
+        } else if (t.decision() instanceof Readopt.Denied d) {
+          cov.saw("readopt-" + d.reason());
+        } else {
+          throw new AssertionError(t.decision());
+        }
+      } else if (t.step() instanceof Step.RenewAll r) {
+        long expected = t.before().leases().stream()
+            .filter(l -> l.owner().equals(r.owner()) && l.expiresAtMs() > r.nowMs()).count();
+        assertEquals((int) expected, t.decision(), "C3: renewAll renews exactly the owner's live leases, "
+            + t.where(seed));
+        cov.saw(expected == 0 ? "renewAll-none" : "renewAll-some");
+      }
+    });
+    cov.assertSaw("renewed", "renew-GONE", "renew-NOT_OWNER", "renew-EXPIRED", "readopted-lapsed", "readopted-live",
+        "readopt-GONE", "readopt-NOT_RUNNING", "renewAll-none", "renewAll-some");
+  }
+
+  @Test
+  void C4_aRenewalIsAFact_aDenialChangesNothing_andNoVerbButRenewOrReadoptMovesAnExpiry() {
+    Coverage cov = new Coverage("C4");
+    forEveryStep((seed, t) -> {
+      boolean renewalDenied = t.decision() instanceof Renewal.Denied || t.decision() instanceof Readopt.Denied
+          || (t.step() instanceof Step.RenewAll && Integer.valueOf(0).equals(t.decision()));
+      if (renewalDenied) {
+        assertEquals(t.before(), t.after(), "C4: a renewal denial changed the store, " + t.where(seed));
+        cov.saw("denial");
+      } else if (!(t.step() instanceof Step.Renew || t.step() instanceof Step.RenewAll
+          || t.step() instanceof Step.Readopt)) {
+        for (Lease l : t.after().leases()) {
+          lease(t.before(), l.ticket()).filter(p -> p.run().equals(l.run())).ifPresent(p ->
+              assertEquals(p.expiresAtMs(), l.expiresAtMs(), "C4: a non-renewal verb moved an expiry, "
+                  + t.where(seed)));
+        }
+        cov.saw("other");
+      } else {
+        cov.saw("granted");
+      }
+    });
+    cov.assertSaw("denial", "other", "granted");
+  }
+
+  // ---- C6, C7, C8 ----
+
+  @Test
+  void C6_exactlyOneClaimantTakesEachExit_andLosersAreToldTheWinner() {
+    Coverage cov = new Coverage("C6");
+    forEveryStep((seed, t) -> {
+      if (!(t.step() instanceof Step.TakeExit x)) {
+        return;
+      }
+      Optional<Run> pre = run(t.before(), x.run());
+      if (t.decision() instanceof Exit.Taken taken) {
+        assertEquals(RunState.RUNNING, pre.orElseThrow().state(), "C6: " + t.where(seed));
+        assertEquals(x.claimant(), taken.run().exitOwner());
+        cov.saw("taken-" + x.claimant().role());
+      } else if (t.decision() instanceof Exit.Denied d) {
+        assertEquals(t.before(), t.after(), "C6: a denied takeExit changed the store, " + t.where(seed));
+        if (d.reason() == Exit.Reason.ALREADY_TAKEN) {
+          assertEquals(pre.orElseThrow().exitOwner(), d.winner(), "C6: the loser is told who won, " + t.where(seed));
+        }
+        cov.saw("denied-" + d.reason());
+      } else {
+        throw new AssertionError(t.decision());
+      }
+    });
+    cov.assertSaw("taken-SUPERVISOR", "taken-RECOVERY", "denied-ALREADY_TAKEN", "denied-NOT_RUNNING",
+        "denied-NOT_FOUND");
+  }
+
+  @Test
+  void C7_aLeaseIsDeletedExactlyWhenItsRunIsSettledOrItsClaimRolledBack() {
+    Coverage cov = new Coverage("C7");
+    forEveryStep((seed, t) -> {
+      for (Lease l : t.before().leases()) {
+        boolean gone = lease(t.after(), l.ticket()).filter(a -> a.run().equals(l.run())).isEmpty();
+        boolean settledHere = t.decision() instanceof Settlement.Settled s && s.run().id().equals(l.run());
+        boolean abortedHere = t.decision() instanceof AbortClaim.Aborted a && a.run().id().equals(l.run());
+        assertEquals(settledHere || abortedHere, gone,
+            "C7: lease of " + l.run() + " must go exactly with its settlement or abort, " + t.where(seed));
+        if (gone) {
+          cov.saw(settledHere ? "deleted-by-finish" : "deleted-by-abort");
+        } else if (l.expiresAtMs() <= nowOf(t.step())) {
+          cov.saw("expired-but-kept");
+        }
+      }
+    });
+    cov.assertSaw("deleted-by-finish", "deleted-by-abort", "expired-but-kept");
+  }
+
+  private static long nowOf(Step s) {
+    if (s instanceof Step.Claim c) {
+      return c.nowMs();
+    } else if (s instanceof Step.ClaimNext c) {
+      return c.nowMs();
+    } else if (s instanceof Step.Renew r) {
+      return r.nowMs();
+    } else if (s instanceof Step.Finish f) {
+      return f.nowMs();
+    } else if (s instanceof Step.Submit sub) {
+      return sub.nowMs();
+    } else if (s instanceof Step.TakeExit x) {
+      return x.exit().atMs();
+    }
+    return Long.MIN_VALUE;
+  }
+
+  @Test
+  void C8_aRunIsSettledOnce_andASecondFinishChangesNothing() {
+    Coverage cov = new Coverage("C8");
+    forEveryStep((seed, t) -> {
+      if (!(t.step() instanceof Step.Finish f)) {
+        return;
+      }
+      Optional<Run> pre = run(t.before(), f.finish().run());
+      if (t.decision() instanceof Settlement.Settled) {
+        assertEquals(RunState.EXITED, pre.orElseThrow().state(), "C8: " + t.where(seed));
+        cov.saw("settled");
+      } else if (t.decision() instanceof Settlement.Denied d) {
+        assertEquals(t.before(), t.after(), "C8: a denied finish changed the store, " + t.where(seed));
+        if (pre.isPresent() && pre.get().state() == RunState.SETTLED) {
+          assertEquals(Settlement.Reason.ALREADY_SETTLED, d.reason(), t.where(seed));
+        }
+        cov.saw(d.reason().name());
+      } else {
+        throw new AssertionError(t.decision());
+      }
+    });
+    cov.assertSaw("settled", "ALREADY_SETTLED", "NOT_EXITED", "NOT_EXIT_OWNER", "NOT_FOUND");
+  }
+
+  // ---- Q1, Q2, Q5, Q7, Q8 ----
+
+  @Test
+  void Q1_failedAndLostSpendOneAttempt_andExhaustionHoldsTheTicket_neverReady() {
+    Coverage cov = new Coverage("Q1");
+    forEveryStep((seed, t) -> {
+      if (!(t.decision() instanceof Settlement.Settled s)) {
+        return;
+      }
+      Verdict v = s.run().verdict();
+      Ticket pre = ticket(t.before(), s.ticket().id()).orElseThrow();
+      int spent = s.ticket().attemptsUsed() - pre.attemptsUsed();
+      assertEquals(v.chargesAttempt() ? 1 : 0, spent, "Q1: attempts spent by " + v + ", " + t.where(seed));
+      if (v == Verdict.FAILED || v == Verdict.LOST) {
+        if (s.ticket().attemptsUsed() >= s.ticket().maxAttempts()) {
+          assertEquals(TicketState.HELD, s.ticket().state(), "Q1: exhausted must be HELD, " + t.where(seed));
+          cov.saw("exhausted-held");
+        } else {
+          assertTrue(s.ticket().state() == TicketState.READY || s.run().handStarted(), t.where(seed));
+          cov.saw(s.ticket().state() == TicketState.READY ? "retry-ready" : "hand-held");
+        }
+      }
+    });
+    cov.assertSaw("exhausted-held", "retry-ready");
+  }
+
+  @Test
+  void Q2_aStallSpendsNoAttempt_andTheTicketIsReadyAtTheHint() {
+    Coverage cov = new Coverage("Q2");
+    forEveryStep((seed, t) -> {
+      if (t.decision() instanceof Settlement.Settled s && s.run().verdict() == Verdict.STALLED) {
+        Ticket pre = ticket(t.before(), s.ticket().id()).orElseThrow();
+        Step.Finish f = (Step.Finish) t.step();
+        assertEquals(pre.attemptsUsed(), s.ticket().attemptsUsed(), "Q2: a stall spent an attempt, " + t.where(seed));
+        if (s.run().handStarted()) {
+          assertEquals(TicketState.HELD, s.ticket().state(), t.where(seed));
+          cov.saw("hand-stall-held");
+        } else {
+          assertEquals(TicketState.READY, s.ticket().state(), "Q2: a stall never holds, " + t.where(seed));
+          assertEquals(Math.max(f.finish().stallUntilMs(), f.nowMs()), s.ticket().notBeforeMs(), t.where(seed));
+          cov.saw(pre.attemptsUsed() == pre.maxAttempts() - 1 ? "stall-on-last-attempt" : "stall");
+        }
+      }
+    });
+    cov.assertSaw("stall", "stall-on-last-attempt");
+  }
+
+  @Test
+  void Q5_everySettlementMovesTheTicketByThePolicy_whoeverSettles() {
+    Coverage cov = new Coverage("Q5");
+    forEveryStep((seed, t) -> {
+      if (t.decision() instanceof Settlement.Settled s) {
+        Step.Finish f = (Step.Finish) t.step();
+        Ticket pre = ticket(t.before(), s.ticket().id()).orElseThrow();
+        Run preRun = run(t.before(), s.run().id()).orElseThrow();
+        TicketMove move = POLICY.decide(pre, preRun.handStarted(), f.finish().verdict(), f.finish().diagnosis(),
+            f.finish().stallUntilMs(), f.nowMs());
+        assertEquals(move.applyTo(pre), s.ticket(), "Q5: one policy, " + t.where(seed));
+        String who = f.finish().claimant().equals(preRun.exitOwner()) ? f.finish().claimant().role().name()
+            : "dead-exit-owner";
+        cov.saw(who);
+        cov.saw(move.getClass().getSimpleName());
+      }
+    });
+    cov.assertSaw("SUPERVISOR", "RECOVERY", "dead-exit-owner", "Succeed", "Fail", "Retry", "Resume", "Hold");
+  }
+
+  @Test
+  void Q7_aSuccessSupersedesEarlierBlockedAndStalledRuns_andRewritesNothingElse() {
+    Coverage cov = new Coverage("Q7");
+    forEveryStep((seed, t) -> {
+      if (!(t.decision() instanceof Settlement.Settled s)) {
+        return;
+      }
+      Map<RunId, Run> pre = new HashMap<>();
+      t.before().runs().forEach(r -> pre.put(r.id(), r));
+      for (Run after : t.after().runs()) {
+        Run before = pre.get(after.id());
+        if (after.id().equals(s.run().id())) {
+          continue;
+        }
+        boolean superseded = s.superseded().contains(after.id());
+        if (superseded) {
+          assertEquals(TicketState.SUCCEEDED, s.ticket().state(), t.where(seed));
+          assertTrue(before.verdict() == Verdict.BLOCKED || before.verdict() == Verdict.STALLED, t.where(seed));
+          assertEquals(before.settled(Verdict.SUPERSEDED, before.diagnosis()), after, t.where(seed));
+        } else {
+          assertEquals(before, after, "Q7: nothing else is rewritten, " + t.where(seed));
+        }
+      }
+      if (s.ticket().state() == TicketState.SUCCEEDED) {
+        cov.saw(s.superseded().isEmpty() ? "success-alone" : "success-supersedes");
+      }
+    });
+    cov.assertSaw("success-alone", "success-supersedes");
+  }
+
+  @Test
+  void Q8_aHandStartedRunThatLeavesItsTicketRunnable_holdsIt() {
+    Coverage cov = new Coverage("Q8");
+    forEveryStep((seed, t) -> {
+      if (t.decision() instanceof Settlement.Settled s && s.run().handStarted()) {
+        assertTrue(s.ticket().state() != TicketState.READY, "Q8: a hand-started run left its ticket READY, "
+            + t.where(seed));
+        cov.saw("hand-" + s.ticket().state());
+      } else if (t.decision() instanceof AbortClaim.Aborted a && a.run().handStarted()) {
+        assertEquals(TicketState.HELD, a.ticket().state(), t.where(seed));
+        cov.saw("hand-abort-held");
+      } else if (t.step() instanceof Step.Release && t.decision() instanceof Control.Done d) {
+        assertEquals(TicketState.READY, d.ticket().state(), t.where(seed));
+        cov.saw("released");
+      }
+    });
+    cov.assertSaw("hand-HELD", "hand-SUCCEEDED", "hand-abort-held", "released");
+  }
+
+  // ---- Q9 ----
+
+  @Test
+  void Q9_parkedTicketsAndLanesAreNeverClaimed() {
+    Coverage cov = new Coverage("Q9");
+    forEveryStep((seed, t) -> {
+      List<Claim.Granted> grants = t.decision() instanceof Claim.Granted g ? List.of(g)
+          : t.decision() instanceof List<?> l ? l.stream().map(Claim.Granted.class::cast).toList() : List.of();
+      for (Claim.Granted g : grants) {
+        Ticket pre = ticket(t.before(), g.run().ticket()).orElseThrow();
+        assertTrue(!pre.parked(), "Q9: a parked ticket was claimed, " + t.where(seed));
+        assertTrue(!t.before().parkedLanes().contains(pre.lane()), "Q9: a parked lane was claimed, " + t.where(seed));
+        cov.saw("granted");
+      }
+      if (t.decision() instanceof Claim.Denied d && d.reason() == Claim.Reason.PARKED) {
+        cov.saw("denied-parked");
+      }
+      if (t.step() instanceof Step.ClaimNext c && t.before().parkedLanes().contains(c.lane())) {
+        assertEquals(List.of(), t.decision(), t.where(seed));
+        cov.saw("parked-lane-skipped");
+      }
+      if (t.step() instanceof Step.Park && t.decision() instanceof Control.Done d
+          && d.ticket().state() == TicketState.LEASED) {
+        cov.saw("parked-while-leased");
+      }
+    });
+    cov.assertSaw("granted", "denied-parked", "parked-lane-skipped", "parked-while-leased");
+  }
+
+  // ---- value laws on single verbs ----
+
+  @Test
+  void Q1_Q2_retryPolicy_spendsAndHoldsExactlyAsTheLawSays_forRandomTicketsAndVerdicts() {
+    Coverage cov = new Coverage("Q1/Q2 policy");
+    qt().withExamples(5_000)
+        .forAll(integers().between(1, 6), integers().between(0, 6), integers().between(0, 5),
+            integers().between(0, 1))
+        .checkAssert((max, used, verdictIx, hand) -> {
+          int attemptsUsed = Math.min(used, max);
+          Verdict v = List.of(Verdict.SUCCEEDED, Verdict.FAILED, Verdict.PERMANENT_FAILURE, Verdict.STALLED,
+              Verdict.BLOCKED, Verdict.LOST).get(verdictIx);
+          Ticket t = new Ticket(new TicketId(1), dev.vigil.coordination.Lane.DEFAULT, "command", "{}",
+              TicketState.LEASED, attemptsUsed, max, 0, 0, 0, false, null, 0);
+          TicketMove m = POLICY.decide(t, hand == 1, v, null, 5_000, 1_000);
+          assertEquals(attemptsUsed + (v.chargesAttempt() ? 1 : 0), m.attemptsUsed());
+          if ((v == Verdict.FAILED || v == Verdict.LOST) && m.attemptsUsed() >= max) {
+            assertTrue(m instanceof TicketMove.Hold, "Q1: exhausted → HELD, got " + m);
+            cov.saw("exhausted");
+          }
+          if (v == Verdict.STALLED && hand == 0) {
+            assertEquals(new TicketMove.Resume(attemptsUsed, 5_000), m, "Q2");
+            cov.saw("stall");
+          }
+          if (hand == 1) {
+            assertTrue(!(m instanceof TicketMove.Retry || m instanceof TicketMove.Resume), "Q8: " + m);
+          }
+          cov.saw(m.getClass().getSimpleName());
+        });
+    cov.assertSaw("exhausted", "stall", "Succeed", "Fail", "Retry", "Resume", "Hold");
+  }
+
+  @Test
+  void retryBackoffDoublesFromTheBase_andStopsAtTheCap() {
+    qt().withExamples(2_000).forAll(integers().between(1, 200))
+        .checkAssert(used -> {
+          long expected = Math.min(60_000, 1_000L << Math.min(used - 1, 20));
+          assertEquals(expected, POLICY.backoffMs(used));
+        });
+    assertEquals(60_000, POLICY.backoffMs(Integer.MAX_VALUE));
+  }
+
+  @Test
+  void startIsGrantedOnlyToTheLeaseOwnerOfAClaimedRun() {
+    Coverage cov = new Coverage("Q3 start");
+    forEveryStep((seed, t) -> {
+      if (t.step() instanceof Step.Start st) {
+        if (t.decision() instanceof Start.Started) {
+          assertEquals(RunState.CLAIMED, run(t.before(), st.run()).orElseThrow().state(), t.where(seed));
+          assertEquals(st.owner(), leaseOfRun(t.before(), st.run()).orElseThrow().owner(), t.where(seed));
+          cov.saw("started");
+        } else if (t.decision() instanceof Start.Denied d) {
+          assertEquals(t.before(), t.after(), t.where(seed));
+          cov.saw(d.reason().name());
+        }
+      }
+    });
+    cov.assertSaw("started", "ALREADY_STARTED", "NOT_CLAIMED", "LEASE_LOST", "NOT_FOUND");
+  }
+}
