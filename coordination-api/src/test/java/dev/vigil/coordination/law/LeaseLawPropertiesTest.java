@@ -385,7 +385,60 @@ class LeaseLawPropertiesTest {
         cov.saw(s.superseded().isEmpty() ? "success-alone" : "success-supersedes");
       }
     });
-    cov.assertSaw("success-alone", "success-supersedes");
+    // Supersession within random interleavings is rare; the history property below covers it densely.
+    cov.assertSaw("success-alone");
+  }
+
+  @Test
+  void Q7_overRandomRunHistoriesOfOneTicket_successSupersedesExactlyTheEarlierBlockedAndStalledRuns() {
+    Coverage cov = new Coverage("Q7 histories");
+    List<Verdict> verdicts = List.of(Verdict.SUCCEEDED, Verdict.FAILED, Verdict.STALLED, Verdict.BLOCKED,
+        Verdict.LOST, Verdict.PERMANENT_FAILURE);
+    qt().withExamples(2_000)
+        .forAll(org.quicktheories.generators.SourceDSL.lists().of(integers().between(0, verdicts.size() - 1))
+            .ofSizeBetween(1, 8))
+        .checkAssert(history -> {
+          LeaseLaw c = new LeaseLaw(POLICY);
+          dev.vigil.coordination.OwnerId o = RandomSteps.OWNERS.get(0);
+          TicketId id = ((dev.vigil.coordination.Submission.Accepted) c.submit(
+              new dev.vigil.coordination.NewTicket(dev.vigil.coordination.Lane.DEFAULT, "command", "{}", 10, 0, 0,
+                  null), 0)).ticket().id();
+          long now = 0;
+          List<RunId> blockedOrStalled = new java.util.ArrayList<>();
+          for (int ix : history) {
+            Ticket t = c.ticket(id).orElseThrow();
+            if (t.state().terminal()) {
+              break;
+            }
+            if (t.state() == TicketState.HELD) {
+              c.release(id);
+            }
+            now = Math.max(now, c.ticket(id).orElseThrow().notBeforeMs());
+            RunId run = ((Claim.Granted) c.claim(id, o, now, 30_000)).run().id();
+            c.start(run, o, new dev.vigil.coordination.RunStart(
+                new dev.vigil.coordination.ProcessIdentity("b", 7, 7, 7), "1", "0".repeat(64), now));
+            c.takeExit(run, ExitOwner.supervisor(o), dev.vigil.coordination.RunExit.unknown(now));
+            Verdict v = verdicts.get(ix);
+            Settlement.Settled s = (Settlement.Settled) c.finish(new dev.vigil.coordination.Finish(run,
+                ExitOwner.supervisor(o), v, null, v == Verdict.STALLED ? now + 10 : 0, false), now);
+            if (v == Verdict.SUCCEEDED) {
+              assertEquals(blockedOrStalled, s.superseded(), "Q7: history " + history);
+              for (RunId r : blockedOrStalled) {
+                assertEquals(Verdict.SUPERSEDED, c.run(r).orElseThrow().verdict(), "Q7: history " + history);
+              }
+              cov.saw(blockedOrStalled.isEmpty() ? "success-alone" : "success-supersedes");
+            } else {
+              assertEquals(List.of(), s.superseded(), "Q7: only a success supersedes, history " + history);
+              if (v == Verdict.BLOCKED || v == Verdict.STALLED) {
+                blockedOrStalled.add(run);
+              }
+              cov.saw("no-success-" + v);
+            }
+          }
+          CoordinationInvariants.check(c);
+        });
+    cov.assertSaw("success-alone", "success-supersedes", "no-success-FAILED", "no-success-STALLED",
+        "no-success-BLOCKED", "no-success-LOST", "no-success-PERMANENT_FAILURE");
   }
 
   @Test

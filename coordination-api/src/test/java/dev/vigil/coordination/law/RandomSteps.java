@@ -32,8 +32,10 @@ public final class RandomSteps {
   public static final List<Lane> LANES = List.of(Lane.DEFAULT, new Lane("batch"));
   public static final long START_MS = 1_700_000_000_000L;
   public static final long TTL_MS = 30_000;
-  private static final Verdict[] FINISHABLE = {Verdict.SUCCEEDED, Verdict.FAILED, Verdict.PERMANENT_FAILURE,
-      Verdict.STALLED, Verdict.BLOCKED, Verdict.LOST};
+  /** Weighted so that successes after stalls (Q7) and exhausted attempts (Q1) both occur often. */
+  private static final Verdict[] FINISHABLE = {Verdict.SUCCEEDED, Verdict.SUCCEEDED, Verdict.SUCCEEDED,
+      Verdict.FAILED, Verdict.FAILED, Verdict.PERMANENT_FAILURE, Verdict.STALLED, Verdict.STALLED, Verdict.BLOCKED,
+      Verdict.LOST};
 
   private final SplittableRandom rnd;
   private final LeaseLaw shadow;
