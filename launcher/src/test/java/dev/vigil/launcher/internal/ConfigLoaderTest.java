@@ -1,0 +1,94 @@
+package dev.vigil.launcher.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.vigil.coordination.Lane;
+import dev.vigil.supervisor.TimeoutLattice;
+import dev.vigil.supervisor.TimeoutLattice.Timeout;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ConfigLoaderTest {
+  private static String error(String json) {
+    ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.parse(json, "vigil.json", null));
+    assertTrue(!e.getMessage().contains("\n"), "one line: " + e.getMessage());
+    return e.getMessage();
+  }
+
+  @Test
+  void anEmptyObjectGivesTheDefaults() {
+    VigilConfig c = ConfigLoader.parse("{}", "vigil.json", null);
+    assertEquals(VigilConfig.defaults(), c);
+    assertEquals(TimeoutLattice.defaults(), c.timeouts());
+  }
+
+  @Test
+  void everyFieldIsRead() {
+    VigilConfig c = ConfigLoader.parse("""
+        {"lanes": {"default": {"concurrency": 4}, "batch": {"concurrency": 1}},
+         "maxAttempts": 5, "retry": {"backoffBase": "2s", "backoffCap": "1m"}, "durability": "power",
+         "workerTypes": {"mine": {"class": "com.example.Mine", "classpath": ["lib/mine.jar"]}},
+         "services": [{"name": "indexer", "type": "command", "payload": {"argv": ["sleep", "1"]}}],
+         "timeouts": {"quiesceHold": "45s", "heartbeat": "PT5S"}, "restartGiveUpCount": 4}
+        """, "vigil.json", Path.of("/etc/vigil"));
+    assertEquals(4, c.lanes().get(Lane.DEFAULT));
+    assertEquals(1, c.lanes().get(new Lane("batch")));
+    assertEquals(5, c.maxAttempts());
+    assertEquals(2_000, c.retry().backoffBaseMs());
+    assertEquals("power", c.durability());
+    assertEquals("/etc/vigil/lib/mine.jar", c.workerTypes().get("mine").classpath().get(0));
+    assertEquals("{\"argv\":[\"sleep\",\"1\"]}", c.services().get(0).payload());
+    assertEquals(45_000, c.timeouts().ms(Timeout.QUIESCE_HOLD));
+    assertEquals(4, c.timeouts().restartGiveUpCount());
+  }
+
+  @Test
+  void anUnknownFieldIsRejected_withItsJsonPath() {
+    assertEquals("config vigil.json: unknown field 'lanes.default.concurency' (line 1, column 40)",
+        error("{\"lanes\": {\"default\": {\"concurency\": 2}}}"));
+    assertTrue(error("{\"timeouts\": {\"heartbeet\": \"5s\"}}").contains("'timeouts.heartbeet'"));
+    assertTrue(error("{\"colour\": 1}").contains("unknown field 'colour'"));
+  }
+
+  @Test
+  void malformedJsonAndWrongTypesNameTheProblem() {
+    assertTrue(error("{\"lanes\": ").startsWith("config vigil.json: malformed JSON"));
+    assertTrue(error("{\"maxAttempts\": \"three\"}").contains("'maxAttempts' has the wrong type"));
+    assertTrue(error("{} {}").contains("vigil.json"));
+  }
+
+  @Test
+  void anInvalidTimeoutLatticeIsRejected_namingTheEdge() {
+    assertEquals("config vigil.json: timeouts violate S2: quiesceHold (1s) must be > quiesceAnswer (2s)",
+        error("{\"timeouts\": {\"quiesceHold\": \"1s\"}}"));
+  }
+
+  @Test
+  void badDurationsAndValuesNameTheField() {
+    assertTrue(error("{\"timeouts\": {\"heartbeat\": \"5 parsecs\"}}").contains("timeouts.heartbeat"));
+    assertTrue(error("{\"lanes\": {\"default\": {\"concurrency\": 0}}}").contains("lanes.default.concurrency (0)"));
+    assertTrue(error("{\"lanes\": {\"Bad Lane\": {\"concurrency\": 1}}}").contains("lane 'Bad Lane'"));
+    assertTrue(error("{\"durability\": \"disk\"}").contains("durability"));
+    assertTrue(error("{\"services\": [{\"name\": \"x\", \"type\": \"nope\"}]}").contains("services.x.type"));
+    assertTrue(error("{\"maxAttempts\": 0}").contains("maxAttempts (0)"));
+  }
+
+  @Test
+  void aMissingFileIsNamed(@TempDir Path dir) {
+    ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.load(dir.resolve("none.json")));
+    assertEquals("config " + dir.resolve("none.json") + ": file not found", e.getMessage());
+  }
+
+  @Test
+  void theExampleConfigurationLoads() throws Exception {
+    Path example = Path.of("..", "examples", "vigil.json");
+    if (Files.exists(example)) {
+      VigilConfig c = ConfigLoader.load(example);
+      assertTrue(c.lanes().size() >= 1);
+    }
+  }
+}
