@@ -1,0 +1,121 @@
+package dev.vigil.supervisor.engine;
+
+import dev.vigil.coordination.Lane;
+import dev.vigil.coordination.NewTicket;
+import dev.vigil.coordination.TicketId;
+import dev.vigil.coordination.TicketQuery;
+import java.util.Objects;
+
+/** A client command (DESIGN.md §6, §8), answered by exactly one {@link Reply}. */
+public sealed interface Command {
+  /** Queue a ticket; refused when its lane or worker type is not configured. */
+  record Submit(NewTicket ticket) implements Command {
+    public Submit {
+      Objects.requireNonNull(ticket, "ticket");
+    }
+  }
+
+  /** The daemon's status, as published every heartbeat. */
+  record StatusQuery() implements Command {}
+
+  /** Tickets matching a query, in id order. */
+  record ListTickets(TicketQuery query) implements Command {
+    public ListTickets {
+      Objects.requireNonNull(query, "query");
+    }
+  }
+
+  /** One ticket with its runs. */
+  record Show(TicketId ticket) implements Command {
+    public Show {
+      Objects.requireNonNull(ticket, "ticket");
+    }
+  }
+
+  /** Runs, in id order: only live ones (CLAIMED, RUNNING, EXITED) when {@code liveOnly}. */
+  record ListRuns(boolean liveOnly) implements Command {}
+
+  /** Q9: never claim the ticket again until unparked; a live worker is told to stop at a safe point. */
+  record Park(TicketId ticket) implements Command {
+    public Park {
+      Objects.requireNonNull(ticket, "ticket");
+    }
+  }
+
+  record Unpark(TicketId ticket) implements Command {
+    public Unpark {
+      Objects.requireNonNull(ticket, "ticket");
+    }
+  }
+
+  /** Q9: claim nothing from the lane until unparked; its live workers are told to stop at a safe point. */
+  record ParkLane(Lane lane) implements Command {
+    public ParkLane {
+      Objects.requireNonNull(lane, "lane");
+    }
+  }
+
+  record UnparkLane(Lane lane) implements Command {
+    public UnparkLane {
+      Objects.requireNonNull(lane, "lane");
+    }
+  }
+
+  /** READY → HELD with a reason. */
+  record Hold(TicketId ticket, String reason) implements Command {
+    public Hold {
+      Objects.requireNonNull(ticket, "ticket");
+      Objects.requireNonNull(reason, "reason");
+    }
+  }
+
+  /** HELD → READY (Q8: the only way out of a hold). */
+  record Release(TicketId ticket) implements Command {
+    public Release {
+      Objects.requireNonNull(ticket, "ticket");
+    }
+  }
+
+  /** READY or HELD → CANCELLED. */
+  record Cancel(TicketId ticket) implements Command {
+    public Cancel {
+      Objects.requireNonNull(ticket, "ticket");
+    }
+  }
+
+  /** Stop dispatching new work now; not durable (a restarted daemon dispatches). Workers are untouched. */
+  record Pause() implements Command {}
+
+  record Resume() implements Command {}
+
+  /** Start a service's worker (after a give-up, with a fresh restart budget). */
+  record StartService(String service) implements Command {
+    public StartService {
+      Objects.requireNonNull(service, "service");
+    }
+  }
+
+  /** Stop a service's worker (TERM, then KILL after the grace) and leave the session down. */
+  record StopService(String service) implements Command {
+    public StopService {
+      Objects.requireNonNull(service, "service");
+    }
+  }
+
+  /**
+   * Shut the daemon down. {@link Mode#IF_IDLE} runs a quiesce round over every worker (S5) and
+   * stops only if all quiesced, else answers {@link Reply.Busy}; {@link Mode#STOP_WORKERS} stops
+   * every worker (their runs settle without spending attempts) and then the daemon. Neither parks
+   * anything (Q9). Its reply comes when the shutdown is decided, possibly from a later tick.
+   */
+  record Shutdown(Mode mode) implements Command {
+    public Shutdown {
+      Objects.requireNonNull(mode, "mode");
+    }
+
+    public enum Mode {
+      IF_IDLE,
+      STOP_WORKERS
+    }
+  }
+}

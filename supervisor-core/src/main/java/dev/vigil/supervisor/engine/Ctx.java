@@ -1,0 +1,89 @@
+package dev.vigil.supervisor.engine;
+
+import dev.vigil.coordination.Coordination;
+import dev.vigil.coordination.Owner;
+import dev.vigil.coordination.OwnerId;
+import dev.vigil.coordination.ProcessIdentity;
+import dev.vigil.coordination.Store;
+import dev.vigil.supervisor.Adoption;
+import dev.vigil.supervisor.RestartBudget;
+import dev.vigil.supervisor.RevivalGate;
+import dev.vigil.supervisor.TimeoutLattice.Timeout;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.Optional;
+
+/** What every part of the engine shares: configuration, ports, this incarnation, the laws it applies. */
+final class Ctx {
+  final EngineConfig config;
+  final Coordination coordination;
+  final Store store;
+  final ProcessTable processes;
+  final RunDirectories directories;
+  final WorkerChannel channel;
+  final Journal journal;
+  private final StatusBoard statusBoard;
+  final OwnerId me;
+  final ProcessIdentity self;
+  final long bootMonoMs;
+  final long bootWallMs;
+  /** S6: adoption by build (and, for services, reachability within launchHandoff of boot). */
+  final Adoption adoption;
+  /** S3: the boot-time revival verdict for dead service workers. */
+  final RevivalGate revival;
+  /** S1: every service's restart budget. */
+  final RestartBudget.Policy restartPolicy;
+
+  Ctx(EngineConfig config, Ports ports, long bootMonoMs, long bootWallMs) {
+    this.config = config;
+    this.coordination = ports.coordination();
+    this.store = ports.coordination().store();
+    this.processes = ports.processes();
+    this.directories = ports.directories();
+    this.channel = ports.channel();
+    this.journal = ports.journal();
+    this.statusBoard = ports.statusBoard();
+    this.me = config.owner();
+    this.self = ports.processes().self();
+    this.bootMonoMs = bootMonoMs;
+    this.bootWallMs = bootWallMs;
+    this.adoption = Adoption.of(config.build(), config.timeouts());
+    this.revival = RevivalGate.from(config.timeouts());
+    this.restartPolicy = RestartBudget.Policy.from(config.timeouts());
+  }
+
+  StatusBoard statusBoard() {
+    return statusBoard;
+  }
+
+  long ms(Timeout t) {
+    return config.ms(t);
+  }
+
+  long leaseTtlMs() {
+    return ms(Timeout.LEASE_TTL);
+  }
+
+  void record(EngineEvent e) {
+    journal.record(e);
+  }
+
+  /**
+   * Whether {@code owner} may still be alive (Q10): this incarnation is; another is provably dead
+   * only when its registered identity matches no live process (C5: by identity, never by a clock).
+   * An owner that never registered cannot be proven dead, so its runs are left alone.
+   */
+  boolean ownerMayLive(OwnerId owner) {
+    if (owner.equals(me)) {
+      return true;
+    }
+    Optional<Owner> o = store.owner(owner);
+    return o.isEmpty() || processes.alive(o.get().identity());
+  }
+
+  /** Compares two token hashes in time independent of where they differ (C9). */
+  static boolean sameToken(String a, String b) {
+    return a != null && b != null
+        && MessageDigest.isEqual(a.getBytes(StandardCharsets.US_ASCII), b.getBytes(StandardCharsets.US_ASCII));
+  }
+}

@@ -1,0 +1,109 @@
+package dev.vigil.supervisor.engine;
+
+import dev.vigil.coordination.ExitOwner;
+import dev.vigil.coordination.Lane;
+import dev.vigil.coordination.OwnerId;
+import dev.vigil.coordination.ProcessIdentity;
+import dev.vigil.coordination.Renewal;
+import dev.vigil.coordination.RunExit;
+import dev.vigil.coordination.RunId;
+import dev.vigil.coordination.Settlement;
+import dev.vigil.coordination.TicketState;
+import dev.vigil.coordination.Verdict;
+import java.util.Set;
+
+/** Something the engine did or observed, for the {@link Journal}. */
+public sealed interface EngineEvent {
+  /** This incarnation registered itself and recovered the store (DESIGN.md §7). */
+  record Booted(OwnerId owner, String build, int liveRunsFound) implements EngineEvent {}
+
+  /** What recovery did with a run it found without a live owner. */
+  enum RecoveryAction {
+    /** CLAIMED, reservation held: the handoff is adopted; start follows the worker's identity. */
+    ADOPT_CLAIM,
+    /** CLAIMED, reservation free: claim rolled back. */
+    ABORT_CLAIM,
+    /** RUNNING, alive by identity or reservation, same build: readopted (Q11, D4). */
+    READOPT,
+    /** RUNNING, alive, another build: readopted and stopped as a lost worker (S6). */
+    STOP_OTHER_BUILD,
+    /** RUNNING, dead by identity and reservation: exit taken as RECOVERY and settled (Q4, Q5). */
+    SETTLE_DEAD,
+    /** EXITED by a dead exit owner: settled with the recorded facts. */
+    FINISH_FOR_DEAD_EXIT_OWNER,
+    /** EXITED by this owner but not settled (a finish that did not happen): settled now. */
+    SETTLE_OWN_EXIT,
+    /** Owned by a live owner (a hand-started run, another daemon): left alone. */
+    LEAVE_TO_LIVE_OWNER
+  }
+
+  record Recovered(RunId run, RecoveryAction action, String detail) implements EngineEvent {}
+
+  record Claimed(RunId run, Lane lane) implements EngineEvent {}
+
+  record Launched(WorkerKey key, ProcessIdentity identity) implements EngineEvent {}
+
+  record LaunchFailed(WorkerKey key, String why) implements EngineEvent {}
+
+  /** Q3: the run is RUNNING with its identity. */
+  record Started(RunId run, ProcessIdentity identity, String build) implements EngineEvent {}
+
+  /** A verb ({@code start}, {@code readopt}, {@code abortClaim}) was refused; the run is left to the store's state. */
+  record VerbDenied(RunId run, String verb, String reason) implements EngineEvent {}
+
+  record Welcomed(WorkerKey key, boolean go) implements EngineEvent {}
+
+  record HelloDenied(WorkerKey key, String reason) implements EngineEvent {}
+
+  /** No reservation, identity and hello within {@code launchHandoff}: kill and roll back. */
+  record HandoffTimedOut(WorkerKey key, String why) implements EngineEvent {}
+
+  record ClaimAborted(RunId run, String why, TicketState ticketState) implements EngineEvent {}
+
+  /** C4: a renewal denial is a fact; it decides nothing. */
+  record RenewalDenied(RunId run, Renewal.Reason reason) implements EngineEvent {}
+
+  /** A lapsed lease of a run this daemon supervises, alive by identity, re-armed by {@code readopt} (C3). */
+  record LeaseRearmed(RunId run) implements EngineEvent {}
+
+  record ExitTaken(RunId run, ExitOwner.Role role, RunExit exit) implements EngineEvent {}
+
+  /** C6: another claimant took the exit first. */
+  record ExitLost(RunId run, String reason) implements EngineEvent {}
+
+  record Settled(RunId run, Verdict verdict, String diagnosis, TicketState ticketState) implements EngineEvent {}
+
+  record SettleDenied(RunId run, Settlement.Reason reason) implements EngineEvent {}
+
+  record StopBegun(WorkerKey key, StopKind kind) implements EngineEvent {}
+
+  /** An identity-gated signal: {@code sent} is false when the identity no longer matched a live process. */
+  record Signalled(WorkerKey key, Signal signal, boolean sent) implements EngineEvent {}
+
+  record ServiceUp(String service, boolean adopted) implements EngineEvent {}
+
+  record ServiceExited(String service, String how) implements EngineEvent {}
+
+  /** S3: the boot-time revival verdict for a service whose worker was found dead. */
+  record ServiceRevival(String service, boolean revived, String why) implements EngineEvent {}
+
+  /** S1: the next launch after a failure. */
+  record ServiceRestartScheduled(String service, long delayMs, String why) implements EngineEvent {}
+
+  record ServiceGivenUp(String service, String why) implements EngineEvent {}
+
+  record ServiceDown(String service, String why) implements EngineEvent {}
+
+  record QuiesceStarted(Set<String> workers) implements EngineEvent {
+    public QuiesceStarted {
+      workers = Set.copyOf(workers);
+    }
+  }
+
+  /** S5: the round's decision. */
+  record QuiesceDecided(boolean stopAll, String message) implements EngineEvent {}
+
+  record ShutdownAborted(String why) implements EngineEvent {}
+
+  record ShutdownComplete(String how) implements EngineEvent {}
+}

@@ -1,0 +1,114 @@
+package dev.vigil.supervisor.engine;
+
+import dev.vigil.coordination.Lane;
+import dev.vigil.coordination.Run;
+import dev.vigil.coordination.Ticket;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The engine's answer to a {@link Command}. The CLI maps {@link Invalid} and {@link NotFound} to
+ * exit 2, {@link Denied} and {@link Busy} to exit 3, everything else to 0.
+ */
+public sealed interface Reply {
+  /** A ticket was queued, or an earlier one with the same idempotency key is named. */
+  record Submitted(Ticket ticket, boolean duplicate) implements Reply {
+    public Submitted {
+      Objects.requireNonNull(ticket, "ticket");
+    }
+  }
+
+  record StatusReport(Status status) implements Reply {
+    public StatusReport {
+      Objects.requireNonNull(status, "status");
+    }
+  }
+
+  record TicketList(List<Ticket> tickets) implements Reply {
+    public TicketList {
+      tickets = List.copyOf(tickets);
+    }
+  }
+
+  record TicketDetail(Ticket ticket, List<Run> runs) implements Reply {
+    public TicketDetail {
+      Objects.requireNonNull(ticket, "ticket");
+      runs = List.copyOf(runs);
+    }
+  }
+
+  record RunList(List<Run> runs) implements Reply {
+    public RunList {
+      runs = List.copyOf(runs);
+    }
+  }
+
+  /**
+   * An operator verb on a ticket applied (or already so).
+   *
+   * @param ticket the ticket after the verb
+   * @param note   what else happened, e.g. that its worker was told to stop at a safe point
+   */
+  record TicketChanged(Ticket ticket, String note) implements Reply {
+    public TicketChanged {
+      Objects.requireNonNull(ticket, "ticket");
+      Objects.requireNonNull(note, "note");
+    }
+  }
+
+  /**
+   * A lane was parked or unparked.
+   *
+   * @param lane          the lane
+   * @param parked        whether it is parked now
+   * @param changed       whether this command changed it
+   * @param workersTold   how many live workers of the lane were told to stop at a safe point
+   */
+  record LaneChanged(Lane lane, boolean parked, boolean changed, int workersTold) implements Reply {
+    public LaneChanged {
+      Objects.requireNonNull(lane, "lane");
+    }
+  }
+
+  /** Done; the message says what changed. */
+  record Acknowledged(String message) implements Reply {
+    public Acknowledged {
+      Objects.requireNonNull(message, "message");
+    }
+  }
+
+  /** The daemon is shutting down (after an idle round in which every worker quiesced, or stopping workers). */
+  record ShuttingDown(String message) implements Reply {
+    public ShuttingDown {
+      Objects.requireNonNull(message, "message");
+    }
+  }
+
+  /** S5: not every worker quiesced; every gate was released and nothing was stopped. */
+  record Busy(String message) implements Reply {
+    public Busy {
+      Objects.requireNonNull(message, "message");
+    }
+  }
+
+  /** Refused by the state of things (a leased ticket cannot be held, a terminal one cannot be parked…). */
+  record Denied(String reason) implements Reply {
+    public Denied {
+      Objects.requireNonNull(reason, "reason");
+    }
+  }
+
+  /** The command itself is wrong (a lane, worker type or service this daemon does not have). */
+  record Invalid(String reason) implements Reply {
+    public Invalid {
+      Objects.requireNonNull(reason, "reason");
+    }
+  }
+
+  /** No such ticket (or service). */
+  record NotFound(String what) implements Reply {
+    public NotFound {
+      Objects.requireNonNull(what, "what");
+    }
+  }
+}

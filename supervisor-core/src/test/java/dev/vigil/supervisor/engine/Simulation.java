@@ -1,0 +1,1083 @@
+package dev.vigil.supervisor.engine;
+
+import dev.vigil.coordination.Lane;
+import dev.vigil.coordination.Lease;
+import dev.vigil.coordination.NewTicket;
+import dev.vigil.coordination.OwnerId;
+import dev.vigil.coordination.ProcessIdentity;
+import dev.vigil.coordination.RetryPolicy;
+import dev.vigil.coordination.Run;
+import dev.vigil.coordination.RunId;
+import dev.vigil.coordination.RunState;
+import dev.vigil.coordination.Ticket;
+import dev.vigil.coordination.TicketId;
+import dev.vigil.coordination.TicketQuery;
+import dev.vigil.coordination.TicketState;
+import dev.vigil.coordination.Verdict;
+import dev.vigil.coordination.law.CoordinationInvariants;
+import dev.vigil.coordination.law.LeaseLaw;
+import dev.vigil.supervisor.TimeoutLattice;
+import dev.vigil.supervisor.TimeoutLattice.Timeout;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.Function;
+
+/**
+ * A deterministic simulation of the daemon: {@link LeaseLaw} as the store, {@link SimWorld} as the
+ * operating system, a simulated clock, and a seeded generator mixing submissions, worker exits and
+ * crashes, hangs, forks and stalls, daemon crashes at any coordination verb (the engine instance is
+ * thrown away and a new owner boots over the same store, processes and directories), builds
+ * changing between boots, quiesce rounds, parks, operator verbs and clock jumps. Then the faults
+ * stop and every ticket must settle.
+ *
+ * <p>After every step it checks {@link CoordinationInvariants} and the engine's own laws:
+ *
+ * <ul>
+ *   <li>C1: never two live working processes for one ticket, across any number of crashes;
+ *   <li>Q3: a worker is told go only while its run is RUNNING with its identity;
+ *   <li>C5, Q4, Q6: an exit is taken, a claim rolled back, only when no process of the run lives and
+ *       its reservation is free, whatever the clocks say; a clock leap changes no liveness verdict;
+ *   <li>Q1, Q2, Q5: every settlement's verdict is the one the worker's fate calls for, so attempts
+ *       are charged exactly (a stall, a stop by the daemon, a worker that never began cost nothing);
+ *   <li>Q9, Q11, D4, S6: every stop and signal has its reason (a park, another build, an operator,
+ *       a quiesce), so a restart stops, settles and charges no live worker;
+ *   <li>S5: an idle shutdown stops only when no worker has work, and never signals a worker with work;
+ *   <li>Q11, D1: lane occupancy within limits and equal to live runs; status published every heartbeat;
+ *   <li>liveness: once faults stop, every ticket reaches a resting state.
+ * </ul>
+ *
+ * A failure names the seed and the one line that replays it.
+ */
+final class Simulation {
+  /** A kind of event the generator mixes in, with its chance per step in the faulty phase. */
+  enum Knob {
+    /** Submit one or two tickets (some to unconfigured lanes or types, some with a reused key). */
+    SUBMIT,
+    /** {@code kill -9} of one worker process (its forks live on). */
+    KILL_WORKER,
+    /** The daemon dies between steps. */
+    CRASH,
+    /** The daemon dies at one of its next coordination verbs, before or after it commits. */
+    VERB_CRASH,
+    /** The daemon dies right after its next launch started a process. */
+    LAUNCH_CRASH,
+    /** Chance that a boot after a crash runs a new build. */
+    NEW_BUILD,
+    /** Park or unpark a ticket or a lane. */
+    PARK,
+    /** Start or stop a service. */
+    SERVICE_CONTROL,
+    /** Pause or resume dispatch. */
+    PAUSE,
+    /** {@code shutdown{ifIdle}}. */
+    SHUTDOWN_IDLE,
+    /** {@code shutdown} stopping workers (half this chance). */
+    SHUTDOWN_STOP,
+    /** The wall clock jumps (days ahead, or minutes back). */
+    WALL_JUMP,
+    /** The monotonic clock jumps (a suspend). */
+    MONO_JUMP,
+    /** A clock leap with the world frozen: liveness verdicts must not change (C5, Q6). */
+    LEAP,
+    /** Chance that the configuration has services at all. */
+    SERVICES,
+    /** Work arrives at a service session. */
+    SERVICE_WORK,
+    /** Per mille per step that a serving service worker crashes (upper bound of a script's draw). */
+    SERVICE_CRASH,
+    /** Launches fail to exec. */
+    LAUNCH_FAILURE,
+    /** The host reboots (tenths of a percent): every process dies, the boot id changes. */
+    REBOOT,
+    /** Hold, release or cancel a ticket. */
+    HOLD,
+    /** A live worker's reservation lock is lost (its file deleted): only its identity speaks. */
+    LOCK_LOSS
+  }
+
+  /** A mix of events; {@code steps} faulty steps, then the quiet phase. */
+  record Profile(String name, int steps, Map<Knob, Integer> knobs) {
+    static Profile of(String name, Object... knobValues) {
+      Map<Knob, Integer> m = new EnumMap<>(Knob.class);
+      for (Knob k : Knob.values()) {
+        m.put(k, 0);
+      }
+      for (int i = 0; i < knobValues.length; i += 2) {
+        m.put((Knob) knobValues[i], (Integer) knobValues[i + 1]);
+      }
+      return new Profile(name, 140, Map.copyOf(m));
+    }
+
+    int pct(Knob k) {
+      return knobs.get(k);
+    }
+
+    /** Everything at once. */
+    static final Profile MIXED = of("MIXED", Knob.SUBMIT, 22, Knob.KILL_WORKER, 2, Knob.CRASH, 2, Knob.VERB_CRASH, 2,
+        Knob.LAUNCH_CRASH, 1, Knob.NEW_BUILD, 30, Knob.PARK, 3, Knob.SERVICE_CONTROL, 3, Knob.PAUSE, 2,
+        Knob.SHUTDOWN_IDLE, 2, Knob.SHUTDOWN_STOP, 1, Knob.WALL_JUMP, 2, Knob.MONO_JUMP, 1, Knob.LEAP, 3,
+        Knob.SERVICES, 60, Knob.SERVICE_WORK, 8, Knob.SERVICE_CRASH, 25, Knob.LAUNCH_FAILURE, 2, Knob.HOLD, 2,
+        Knob.LOCK_LOSS, 2);
+    /** Daemon crashes at every kind of point, one build: restarts must keep live workers (Q11, D4). */
+    static final Profile CRASHES = of("CRASHES", Knob.SUBMIT, 22, Knob.KILL_WORKER, 1, Knob.CRASH, 5,
+        Knob.VERB_CRASH, 6, Knob.LAUNCH_CRASH, 2, Knob.SERVICE_CONTROL, 1, Knob.SERVICES, 50, Knob.SERVICE_WORK, 6,
+        Knob.SERVICE_CRASH, 10, Knob.HOLD, 1, Knob.LOCK_LOSS, 1);
+    /** Builds change at many boots (S6). */
+    static final Profile BUILDS = of("BUILDS", Knob.SUBMIT, 20, Knob.KILL_WORKER, 1, Knob.CRASH, 4, Knob.VERB_CRASH, 2,
+        Knob.LAUNCH_CRASH, 1, Knob.NEW_BUILD, 60, Knob.PARK, 1, Knob.SERVICE_CONTROL, 1, Knob.SHUTDOWN_IDLE, 1,
+        Knob.SERVICES, 80, Knob.SERVICE_WORK, 8, Knob.SERVICE_CRASH, 25, Knob.LAUNCH_FAILURE, 1, Knob.HOLD, 1,
+        Knob.LOCK_LOSS, 1);
+    /** Clock jumps and leaps far ahead (C5, Q6). */
+    static final Profile CLOCKS = of("CLOCKS", Knob.SUBMIT, 20, Knob.KILL_WORKER, 2, Knob.CRASH, 2, Knob.VERB_CRASH, 1,
+        Knob.PARK, 1, Knob.SERVICE_CONTROL, 1, Knob.WALL_JUMP, 6, Knob.MONO_JUMP, 3, Knob.LEAP, 10, Knob.SERVICES, 40,
+        Knob.SERVICE_WORK, 6, Knob.SERVICE_CRASH, 25, Knob.LAUNCH_FAILURE, 1, Knob.REBOOT, 1, Knob.HOLD, 1,
+        Knob.LOCK_LOSS, 4);
+    /** Idle shutdowns over busy and idle workers (S5). */
+    static final Profile SHUTDOWNS = of("SHUTDOWNS", Knob.SUBMIT, 10, Knob.KILL_WORKER, 1, Knob.CRASH, 1,
+        Knob.VERB_CRASH, 1, Knob.NEW_BUILD, 20, Knob.SERVICE_CONTROL, 1, Knob.PAUSE, 1, Knob.SHUTDOWN_IDLE, 12,
+        Knob.SHUTDOWN_STOP, 2, Knob.SERVICES, 100, Knob.SERVICE_WORK, 20, Knob.SERVICE_CRASH, 10, Knob.HOLD, 1);
+    /** Service workers crash, survive their stops and run out of budget (S1, S3, S6). */
+    static final Profile SERVICES = of("SERVICES", Knob.SUBMIT, 8, Knob.KILL_WORKER, 3, Knob.CRASH, 3,
+        Knob.VERB_CRASH, 1, Knob.LAUNCH_CRASH, 1, Knob.NEW_BUILD, 40, Knob.SERVICE_CONTROL, 1, Knob.SHUTDOWN_IDLE, 1,
+        Knob.SHUTDOWN_STOP, 1, Knob.WALL_JUMP, 1, Knob.MONO_JUMP, 1, Knob.SERVICES, 100, Knob.SERVICE_WORK, 12,
+        Knob.SERVICE_CRASH, 300, Knob.LAUNCH_FAILURE, 15, Knob.HOLD, 1);
+
+    static Profile named(String name) {
+      for (Profile p : List.of(MIXED, CRASHES, BUILDS, CLOCKS, SHUTDOWNS, SERVICES)) {
+        if (p.name.equals(name)) {
+          return p;
+        }
+      }
+      throw new IllegalArgumentException("no profile " + name);
+    }
+  }
+
+  /** The simulation's timeouts: a valid lattice (S2) at a scale a few hundred steps can cover. */
+  static final TimeoutLattice TIMEOUTS = lattice();
+  static final RetryPolicy POLICY = new RetryPolicy(500, 8_000);
+  static final Lane LANE_A = new Lane("a");
+  static final Lane LANE_B = new Lane("b");
+  static final List<EngineConfig.LaneLimit> LANES =
+      List.of(new EngineConfig.LaneLimit(LANE_A, 2), new EngineConfig.LaneLimit(LANE_B, 1));
+  static final TreeSet<String> TYPES = new TreeSet<>(List.of("cmd", "py"));
+  private static final int QUIET_STEPS = 2_400;
+
+  private static TimeoutLattice lattice() {
+    Map<Timeout, Long> m = new EnumMap<>(Timeout.class);
+    m.put(Timeout.HEARTBEAT, 1_000L);
+    m.put(Timeout.STATUS_STALE, 6_000L);
+    m.put(Timeout.RECONCILE, 2_000L);
+    m.put(Timeout.LEASE_TTL, 5_000L);
+    m.put(Timeout.STOP_GRACE, 2_000L);
+    m.put(Timeout.WORKER_TEARDOWN, 1_000L);
+    m.put(Timeout.PROTOCOL_CLOSE, 500L);
+    m.put(Timeout.KILL_ROUTE, 200L);
+    m.put(Timeout.CHILD_DRAIN, 500L);
+    m.put(Timeout.SUPERVISOR_DRAIN, 1_000L);
+    m.put(Timeout.LAUNCHER_WAIT, 5_000L);
+    m.put(Timeout.LOST_EXIT, 60_000L);
+    m.put(Timeout.CLIENT_RELAUNCH, 20_000L);
+    m.put(Timeout.SUPERVISOR_BOOT, 5_000L);
+    m.put(Timeout.LAUNCH_HANDOFF, 3_000L);
+    m.put(Timeout.BUSY_REFRESH, 20_000L);
+    m.put(Timeout.BUSY_FRESHNESS, 100_000L);
+    m.put(Timeout.QUIESCE_ANSWER, 1_000L);
+    m.put(Timeout.QUIESCE_HOLD, 3_000L);
+    m.put(Timeout.RESTART_WINDOW, 60_000L);
+    m.put(Timeout.RESTART_BACKOFF_BASE, 250L);
+    m.put(Timeout.RESTART_BACKOFF_CAP, 4_000L);
+    m.put(Timeout.STALE_CLAIM, 3_600_000L);
+    return new TimeoutLattice(m, 5);
+  }
+
+  /** What one run of the simulation saw. */
+  record Report(long seed, int steps, int quietSteps, int incarnations, int tickets, Tally seen) {}
+
+  // ---- state ----
+
+  private final Profile profile;
+  private final long seed;
+  private final SplittableRandom rng;
+  private final Tally seen;
+  final LeaseLaw law = new LeaseLaw(POLICY);
+  private final CrashingCoordination coordination = new CrashingCoordination(law);
+  final SimWorld world;
+  private final List<ServiceSpec> services;
+  private boolean faults = true;
+  private int step;
+  private int quietSteps;
+  private String build = "b1";
+  private int builds = 1;
+  private int incarnations;
+  private Inc inc;
+  private long bootAtMono;
+  /** Which incarnation started each run, and which began a stop of it (kind by incarnation). */
+  private final Map<RunId, Integer> startedBy = new HashMap<>();
+  private final Map<RunId, Set<Integer>> stoppedBy = new HashMap<>();
+  private final Set<RunId> readopted = new HashSet<>();
+  private final List<String> keys = List.of("k1", "k2", "k3", "k4");
+
+  /** One daemon incarnation. */
+  final class Inc {
+    final int n;
+    final OwnerId owner;
+    final String build;
+    final long bootMono;
+    final SimWorld.DaemonProc proc;
+    Engine engine;
+    boolean booting = true;
+    boolean stopWorkers;
+    boolean shutdownPending;
+    boolean idleShutdown;
+    boolean roundStopAll;
+    final Set<String> serviceStops = new HashSet<>();
+    final Set<WorkerKey> escalating = new HashSet<>();
+    final Set<WorkerKey> killing = new HashSet<>();
+    final Set<WorkerKey> serviceSignals = new HashSet<>();
+    long lastPublishMono = Long.MIN_VALUE;
+
+    Inc(int n, String build) {
+      this.n = n;
+      this.owner = new OwnerId("d" + n);
+      this.build = build;
+      this.bootMono = world.monoMs;
+      this.proc = world.startDaemon(n);
+    }
+  }
+
+  private Simulation(Profile profile, long seed) {
+    this.profile = profile;
+    this.seed = seed;
+    this.rng = new SplittableRandom(seed);
+    this.seen = new Tally(profile.name);
+    this.world = new SimWorld(law, TIMEOUTS, this::violated, seen, 1_000_000, 1_700_000_000_000L);
+    List<ServiceSpec> svcs = new ArrayList<>();
+    if (rng.nextInt(100) < profile.pct(Knob.SERVICES)) {
+      svcs.add(new ServiceSpec("idx", "cmd", "{}", ServiceSpec.Activation.ALWAYS));
+      if (rng.nextBoolean()) {
+        svcs.add(new ServiceSpec("chat", "py", "{}", ServiceSpec.Activation.ON_DEMAND));
+        world.onDemand.add("chat");
+      }
+    }
+    this.services = List.copyOf(svcs);
+    world.scripts = this::script;
+    world.daemon = new SimWorld.Daemon() {
+      @Override
+      public boolean up() {
+        return inc != null && (inc.engine != null || inc.booting);
+      }
+
+      @Override
+      public Optional<ToWorker> hello(WorkerMessage.Hello hello) {
+        return call(e -> e.onHello(hello, world.monoMs, world.wallMs));
+      }
+
+      @Override
+      public void message(WorkerKey from, WorkerMessage message) {
+        call(e -> {
+          e.onMessage(from, message, world.monoMs, world.wallMs);
+          return null;
+        });
+      }
+
+      @Override
+      public int incarnation() {
+        return inc == null ? -1 : inc.n;
+      }
+
+      @Override
+      public String build() {
+        return inc == null ? null : inc.build;
+      }
+    };
+  }
+
+  /** Runs one seed of a profile; throws an AssertionError naming the seed and the replay line. */
+  static Report run(Profile profile, long seed) {
+    Simulation s = new Simulation(profile, seed);
+    try {
+      return s.run();
+    } catch (AssertionError | RuntimeException e) {
+      AssertionError a = new AssertionError("simulation " + profile.name + " seed " + seed + " failed at step " + s.step
+          + " (quiet step " + s.quietSteps + ", incarnation " + s.incarnations + "): " + e.getMessage()
+          + "\n  replay with: Simulation.replay(\"" + profile.name + "\", " + seed + "L);", e);
+      throw a;
+    }
+  }
+
+  /** The one-line replay of a failing seed. */
+  static Report replay(String profile, long seed) {
+    return run(Profile.named(profile), seed);
+  }
+
+  private Report run() {
+    world.launchFailurePercent = profile.pct(Knob.LAUNCH_FAILURE);
+    boot();
+    for (step = 1; step <= profile.steps; step++) {
+      advanceClock(100 + rng.nextInt(900));
+      world.step();
+      chaos();
+      if (inc == null && world.monoMs >= bootAtMono) {
+        boot();
+      }
+      deliverExits();
+      tick();
+      check();
+    }
+    quiet();
+    CoordinationInvariants.check(law);
+    return new Report(seed, profile.steps, quietSteps, incarnations, law.tickets(TicketQuery.all()).size(), seen);
+  }
+
+  // ---- the clock ----
+
+  private void advanceClock(long dt) {
+    world.monoMs += dt;
+    world.wallMs += dt;
+    if (faults && rng.nextInt(100) < profile.pct(Knob.WALL_JUMP)) {
+      boolean back = rng.nextInt(4) == 0;
+      long jump = back ? -(1_000 + rng.nextInt(300_000)) : 60_000L * (1 + rng.nextInt(60 * 24 * 10));
+      world.wallMs += jump;
+      seen.saw(back ? "wall clock jumped back" : "wall clock jumped ahead");
+    }
+    if (faults && rng.nextInt(100) < profile.pct(Knob.MONO_JUMP)) {
+      world.monoMs += 5_000 + rng.nextInt(120_000);
+      seen.saw("monotonic clock jumped (suspend)");
+    }
+  }
+
+  // ---- the daemon's life ----
+
+  private <T> Optional<T> call(Function<Engine, T> f) {
+    if (inc == null || inc.engine == null) {
+      return Optional.empty();
+    }
+    Inc at = inc;
+    try {
+      return Optional.ofNullable(f.apply(at.engine));
+    } catch (SimulatedCrash c) {
+      if (inc == at) {
+        crash("at a verb: " + coordination.lastCrash());
+      }
+      return Optional.empty();
+    }
+  }
+
+  private void boot() {
+    incarnations++;
+    if (faults && incarnations > 1 && rng.nextInt(100) < profile.pct(Knob.NEW_BUILD)) {
+      build = "b" + (++builds);
+      seen.saw("boot on a new build");
+    }
+    Inc i = new Inc(incarnations, build);
+    inc = i;
+    EngineConfig config = new EngineConfig(i.owner, "sim", i.build, "1.0." + builds, 1, LANES, TYPES, services,
+        TIMEOUTS);
+    ProcessTable processes = new ProcessTable() {
+      @Override
+      public ProcessIdentity self() {
+        return i.proc.identity;
+      }
+
+      @Override
+      public Launch launch(LaunchRequest request) {
+        return world.processes.launch(request);
+      }
+
+      @Override
+      public Optional<ProcessIdentity> identity(long pid) {
+        return world.processes.identity(pid);
+      }
+
+      @Override
+      public boolean alive(ProcessIdentity identity) {
+        return world.processes.alive(identity);
+      }
+
+      @Override
+      public boolean signalGroup(ProcessIdentity identity, Signal signal) {
+        return world.processes.signalGroup(identity, signal);
+      }
+    };
+    Ports ports = new Ports(coordination, processes, world.directories, world.channel, s -> published(i, s),
+        e -> journal(i, e));
+    try {
+      Engine e = Engine.boot(config, ports, world.monoMs, world.wallMs);
+      i.booting = false;
+      if (inc == i) {
+        i.engine = e;
+        seen.saw("boot");
+      }
+    } catch (SimulatedCrash c) {
+      i.booting = false;
+      if (inc == i) {
+        seen.saw("crash during boot");
+        crash("during boot: " + coordination.lastCrash());
+      }
+    }
+  }
+
+  private void crash(String why) {
+    seen.saw("daemon crash");
+    Inc dead = inc;
+    world.end(dead.proc, null, 9);
+    world.daemonDied();
+    coordination.disarm();
+    world.crashAfterNextLaunch = false;
+    dead.engine = null;
+    inc = null;
+    bootAtMono = world.monoMs + rng.nextInt(3_000);
+  }
+
+  private void cleanExit() {
+    seen.saw("daemon exited after shutdown");
+    world.end(inc.proc, 0, null);
+    world.daemonDied();
+    inc.engine = null;
+    inc = null;
+    bootAtMono = world.monoMs + 200 + rng.nextInt(1_000);
+  }
+
+  private void deliverExits() {
+    while (inc != null && inc.engine != null && !world.pendingExits.isEmpty()) {
+      ProcessExit x = world.pendingExits.poll();
+      seen.saw("exit delivered");
+      call(e -> {
+        e.onExit(x, world.monoMs, world.wallMs);
+        return null;
+      });
+    }
+  }
+
+  private void tick() {
+    if (inc == null || inc.engine == null) {
+      return;
+    }
+    if (faults && rng.nextInt(100) < profile.pct(Knob.LEAP)) {
+      leap();
+      if (inc == null || inc.engine == null) {
+        return;
+      }
+    }
+    call(e -> {
+      e.tick(world.monoMs, world.wallMs);
+      return null;
+    });
+    if (inc != null && inc.engine != null) {
+      if (world.monoMs - inc.lastPublishMono >= TIMEOUTS.ms(Timeout.HEARTBEAT)) {
+        violated("D1 heartbeat: no status published for " + (world.monoMs - inc.lastPublishMono) + " ms");
+      }
+      if (inc.engine.stopped()) {
+        cleanExit();
+      }
+    }
+  }
+
+  /**
+   * C5, Q6: jumps one clock far ahead and ticks with the world frozen: every liveness verdict must
+   * stay as it was (a signal the engine sends during the leap is an effect, not a verdict).
+   */
+  private void leap() {
+    Map<RunId, Liveness.Life> before = inc.engine.livenessVerdicts();
+    boolean wall = rng.nextBoolean();
+    if (wall) {
+      world.wallMs += 86_400_000L * (1 + rng.nextInt(30));
+      seen.saw("leap: wall clock days ahead");
+    } else {
+      world.monoMs += 60_000L * (5 + rng.nextInt(60));
+      seen.saw("leap: monotonic clock minutes ahead");
+    }
+    for (Map.Entry<RunId, Liveness.Life> e : before.entrySet()) {
+      if (e.getValue() instanceof Liveness.Life.Alive) {
+        Optional<Lease> l = law.lease(e.getKey().ticket());
+        if (l.isPresent() && l.get().run().equals(e.getKey()) && l.get().expiresAtMs() <= world.wallMs) {
+          seen.saw("C5: alive run with an expired lease at a leap");
+        }
+        for (SimWorld.TaskProc p : world.tasksOf(e.getKey())) {
+          if (p.alive && p.gotGo && p.script.hangs()) {
+            seen.saw("Q6: silent hung worker alive at a leap");
+          }
+        }
+      }
+    }
+    Set<WorkerKey> signalled = new HashSet<>();
+    Inc at = inc;
+    leapSignals = signalled;
+    call(e -> {
+      e.tick(world.monoMs, world.wallMs);
+      return null;
+    });
+    leapSignals = null;
+    if (inc != at || inc.engine == null) {
+      return;
+    }
+    Map<RunId, Liveness.Life> after = inc.engine.livenessVerdicts();
+    for (Map.Entry<RunId, Liveness.Life> e : before.entrySet()) {
+      Liveness.Life now = after.get(e.getKey());
+      if (signalled.contains(new WorkerKey.Task(e.getKey()))) {
+        continue;
+      }
+      if (e.getValue() instanceof Liveness.Life.Alive && now == null) {
+        violated("C5 death by identity: " + e.getKey() + " was alive and stopped being supervised across a clock leap");
+      }
+      if (now != null && !now.equals(e.getValue())) {
+        violated("C5 death by identity / Q6: liveness of " + e.getKey() + " changed across a clock leap: " + e.getValue()
+            + " -> " + now);
+      }
+      if (now != null) {
+        seen.saw(now instanceof Liveness.Life.Dead ? "leap verdict: dead" : "leap verdict: alive");
+      }
+    }
+  }
+
+  private Set<WorkerKey> leapSignals;
+
+  // ---- the generator ----
+
+  private void chaos() {
+    if (!faults) {
+      return;
+    }
+    if (up() && rng.nextInt(100) < profile.pct(Knob.SUBMIT)) {
+      for (int k = rng.nextInt(2) + 1; k > 0; k--) {
+        submit();
+      }
+    }
+    if (up() && rng.nextInt(100) < 6) {
+      queries();
+    }
+    if (up() && !inc.shutdownPending && rng.nextInt(100) < profile.pct(Knob.PARK)) {
+      park();
+    }
+    if (up() && rng.nextInt(100) < profile.pct(Knob.HOLD)) {
+      holdReleaseCancel();
+    }
+    if (up() && rng.nextInt(100) < profile.pct(Knob.PAUSE)) {
+      command(rng.nextBoolean() ? new Command.Pause() : new Command.Resume());
+    }
+    if (up() && !inc.shutdownPending && rng.nextInt(100) < profile.pct(Knob.SHUTDOWN_IDLE)) {
+      shutdown(Command.Shutdown.Mode.IF_IDLE);
+    } else if (up() && !inc.shutdownPending && rng.nextInt(200) < profile.pct(Knob.SHUTDOWN_STOP)) {
+      shutdown(Command.Shutdown.Mode.STOP_WORKERS);
+    }
+    if (up() && !inc.shutdownPending && !services.isEmpty() && rng.nextInt(100) < profile.pct(Knob.SERVICE_CONTROL)) {
+      String name = services.get(rng.nextInt(services.size())).name();
+      if (rng.nextBoolean()) {
+        command(new Command.StartService(name));
+      } else {
+        inc.serviceStops.add(name);
+        command(new Command.StopService(name));
+      }
+    }
+    if (!services.isEmpty() && rng.nextInt(100) < profile.pct(Knob.SERVICE_WORK)) {
+      String name = services.get(rng.nextInt(services.size())).name();
+      world.sessionInbox.computeIfAbsent(name, k -> new ArrayDeque<>()).add(500L + rng.nextInt(8_000));
+    }
+    if (rng.nextInt(100) < profile.pct(Knob.LOCK_LOSS)) {
+      // the reservation lock is lost (its file deleted) while the worker lives: only its identity speaks now
+      for (SimWorld.Proc p : world.livePids.values()) {
+        if (p instanceof SimWorld.TaskProc t && t.reserved && t.forks.isEmpty() && t.script.forkOutlivesMs() < 0
+            && world.reserved(t.key)) {
+          world.dirs.get(t.key).holders.clear();
+          seen.saw("reservation lost while the worker lives");
+          break;
+        }
+      }
+    }
+    if (rng.nextInt(100) < profile.pct(Knob.KILL_WORKER)) {
+      List<SimWorld.WorkerProc> live = new ArrayList<>();
+      for (SimWorld.Proc p : world.livePids.values()) {
+        if (p instanceof SimWorld.WorkerProc w) {
+          live.add(w);
+        }
+      }
+      if (!live.isEmpty()) {
+        seen.saw("kill -9 a worker");
+        world.end(live.get(rng.nextInt(live.size())), null, 9);
+      }
+    }
+    if (up() && rng.nextInt(100) < profile.pct(Knob.CRASH)) {
+      crash("injected between steps");
+    } else if (up() && rng.nextInt(100) < profile.pct(Knob.VERB_CRASH)) {
+      coordination.arm(1 + rng.nextInt(8), rng.nextBoolean());
+      seen.saw("verb crash armed");
+    } else if (up() && rng.nextInt(100) < profile.pct(Knob.LAUNCH_CRASH)) {
+      world.crashAfterNextLaunch = true;
+    }
+    if (rng.nextInt(1_000) < profile.pct(Knob.REBOOT) * 10) {
+      seen.saw("host reboot");
+      boolean wasUp = inc != null;
+      world.reboot();
+      if (wasUp) {
+        Inc dead = inc;
+        dead.engine = null;
+        inc = null;
+        coordination.disarm();
+        bootAtMono = world.monoMs + rng.nextInt(3_000);
+      }
+    }
+  }
+
+  private boolean up() {
+    return inc != null && inc.engine != null;
+  }
+
+  private void submit() {
+    Lane lane = rng.nextInt(40) == 0 ? new Lane("zzz") : rng.nextInt(3) == 0 ? LANE_B : LANE_A;
+    String type = rng.nextInt(40) == 0 ? "ruby" : rng.nextBoolean() ? "cmd" : "py";
+    long notBefore = rng.nextInt(5) == 0 ? world.wallMs + rng.nextInt(10_000) : 0;
+    String key = rng.nextInt(10) == 0 ? keys.get(rng.nextInt(keys.size())) : null;
+    NewTicket n = new NewTicket(lane, type, "{\"n\":" + step + "}", 1 + rng.nextInt(4), rng.nextInt(3), notBefore, key);
+    Reply r = command(new Command.Submit(n));
+    if (r == null) {
+      return;
+    }
+    boolean configured = lane.equals(LANE_A) || lane.equals(LANE_B);
+    if (!configured || !TYPES.contains(type)) {
+      expect(r instanceof Reply.Invalid, "a submission to lane " + lane + " of type " + type + " is refused", r);
+      seen.saw("submission refused");
+    } else {
+      expect(r instanceof Reply.Submitted, "a valid submission is accepted", r);
+      seen.saw(((Reply.Submitted) r).duplicate() ? "submission duplicate" : "submission accepted");
+    }
+  }
+
+  private void queries() {
+    Reply r = command(new Command.StatusQuery());
+    if (r != null) {
+      expect(r instanceof Reply.StatusReport, "status answers a report", r);
+    }
+    List<Ticket> all = law.tickets(TicketQuery.all());
+    TicketId id = all.isEmpty() || rng.nextInt(5) == 0 ? new TicketId(10_000 + rng.nextInt(100))
+        : all.get(rng.nextInt(all.size())).id();
+    r = command(new Command.Show(id));
+    if (r != null) {
+      expect(law.ticket(id).isPresent() ? r instanceof Reply.TicketDetail : r instanceof Reply.NotFound,
+          "show answers the ticket or not found", r);
+    }
+    r = command(new Command.ListRuns(true));
+    if (r != null) {
+      expect(r instanceof Reply.RunList l && l.runs().equals(law.liveRuns()), "runs --live lists the live runs", r);
+    }
+  }
+
+  private TicketId someTicket() {
+    List<Ticket> all = law.tickets(TicketQuery.all());
+    return all.isEmpty() ? new TicketId(1) : all.get(rng.nextInt(all.size())).id();
+  }
+
+  private void park() {
+    int x = rng.nextInt(8);
+    if (x == 0) {
+      command(rng.nextBoolean() ? new Command.ParkLane(LANE_A) : new Command.UnparkLane(LANE_A));
+    } else {
+      TicketId t = someTicket();
+      Reply r = command(x < 5 ? new Command.Park(t) : new Command.Unpark(t));
+      if (r instanceof Reply.TicketChanged c && !c.note().isEmpty()) {
+        seen.saw("park reached a live worker");
+      }
+    }
+  }
+
+  private void holdReleaseCancel() {
+    TicketId t = someTicket();
+    int x = rng.nextInt(3);
+    Reply r = command(x == 0 ? new Command.Hold(t, "operator") : x == 1 ? new Command.Release(t) : new Command.Cancel(t));
+    if (r != null) {
+      seen.saw("control " + r.getClass().getSimpleName());
+    }
+  }
+
+  private void shutdown(Command.Shutdown.Mode mode) {
+    Inc i = inc;
+    i.shutdownPending = true;
+    i.idleShutdown = mode == Command.Shutdown.Mode.IF_IDLE;
+    i.stopWorkers = mode == Command.Shutdown.Mode.STOP_WORKERS;
+    world.idleShutdownPending = i.idleShutdown;
+    world.stoppingBeforeIdleShutdown.clear();
+    world.stoppingBeforeIdleShutdown.addAll(i.escalating);
+    seen.saw("shutdown " + mode);
+    int[] replies = {0};
+    call(e -> {
+      e.onClientCommand(new Command.Shutdown(mode), r -> shutdownReplied(i, mode, r, replies), world.monoMs,
+          world.wallMs);
+      return null;
+    });
+  }
+
+  private void shutdownReplied(Inc i, Command.Shutdown.Mode mode, Reply r, int[] replies) {
+    if (++replies[0] > 1) {
+      violated("a command is answered exactly once: shutdown answered twice");
+    }
+    i.shutdownPending = false;
+    if (inc == i) {
+      world.idleShutdownPending = false;
+    }
+    seen.saw("shutdown " + mode + " -> " + r.getClass().getSimpleName());
+    if (r instanceof Reply.ShuttingDown) {
+      if (!law.liveRuns().isEmpty()) {
+        violated("S5 idle shutdown never aborts: shutting down with live runs " + law.liveRuns());
+      }
+      for (SimWorld.Proc p : world.livePids.values()) {
+        if (p instanceof SimWorld.TaskProc t && t.gotGo) {
+          violated("S5: shutting down while task worker " + t.identity + " of " + t.run + " works");
+        } else if (p instanceof SimWorld.ServiceProc s && s.work().isBusy() && mode == Command.Shutdown.Mode.IF_IDLE) {
+          violated("S5 idle shutdown never aborts: shutting down while " + s.key + " has work " + s.work().describe());
+        }
+      }
+    } else if (r instanceof Reply.Busy) {
+      i.roundStopAll = false;
+    } else {
+      expect(r instanceof Reply.Denied, "a shutdown is answered ShuttingDown, Busy or Denied", r);
+    }
+  }
+
+  private Reply command(Command c) {
+    Reply[] out = new Reply[1];
+    int[] count = {0};
+    call(e -> {
+      e.onClientCommand(c, r -> {
+        out[0] = r;
+        count[0]++;
+      }, world.monoMs, world.wallMs);
+      return null;
+    });
+    if (inc != null && inc.engine != null && count[0] != 1) {
+      violated("a command is answered exactly once at once: " + c + " answered " + count[0] + " times");
+    }
+    return out[0];
+  }
+
+  private void expect(boolean ok, String what, Reply r) {
+    if (!ok) {
+      violated(what + ", got " + r);
+    }
+  }
+
+  private Object script(LaunchRequest request) {
+    SplittableRandom r = new SplittableRandom(rng.nextLong());
+    if (request.key() instanceof WorkerKey.Task) {
+      return SimWorld.TaskScript.random(r, faults);
+    }
+    return SimWorld.ServiceScript.random(r, faults, profile.pct(Knob.SERVICE_CRASH));
+  }
+
+  // ---- the quiet phase: faults stop, every ticket must settle ----
+
+  private void quiet() {
+    faults = false;
+    world.launchFailurePercent = 0;
+    coordination.disarm();
+    world.crashAfterNextLaunch = false;
+    for (quietSteps = 1; quietSteps <= QUIET_STEPS; quietSteps++) {
+      if (inc != null && inc.engine != null && !inc.shutdownPending) {
+        command(new Command.Resume());
+        for (Ticket t : law.tickets(TicketQuery.all())) {
+          if (t.parked()) {
+            command(new Command.Unpark(t.id()));
+          }
+        }
+        if (law.parkedLanes().contains(LANE_A)) {
+          command(new Command.UnparkLane(LANE_A));
+        }
+      }
+      advanceClock(1_000);
+      world.step();
+      if (inc == null && world.monoMs >= bootAtMono) {
+        boot();
+      }
+      deliverExits();
+      tick();
+      check();
+      if (resting()) {
+        seen.saw("every ticket settled");
+        return;
+      }
+    }
+    StringBuilder b = new StringBuilder();
+    for (Ticket t : law.tickets(TicketQuery.all())) {
+      if (!restingState(t.state())) {
+        b.append("\n    ").append(t.id()).append(' ').append(t.state()).append(" parked=").append(t.parked())
+            .append(" notBefore in ").append(t.notBeforeMs() - world.wallMs).append(" ms, runs ").append(law.runsOf(t.id()));
+      }
+    }
+    violated("liveness: once faults stopped, not every ticket settled within " + QUIET_STEPS + " s:" + b);
+  }
+
+  private static boolean restingState(TicketState s) {
+    return s == TicketState.SUCCEEDED || s == TicketState.FAILED || s == TicketState.HELD || s == TicketState.CANCELLED;
+  }
+
+  private boolean resting() {
+    for (Ticket t : law.tickets(TicketQuery.all())) {
+      if (!restingState(t.state())) {
+        return false;
+      }
+    }
+    for (SimWorld.Proc p : world.everyProcess) {
+      if (p instanceof SimWorld.TaskProc t && world.workerLives(t)) {
+        return false;
+      }
+    }
+    return law.liveRuns().isEmpty();
+  }
+
+  // ---- invariants after every step ----
+
+  private void check() {
+    List<String> broken = CoordinationInvariants.violations(law.snapshot());
+    if (!broken.isEmpty()) {
+      violated(String.join("; ", broken));
+    }
+    Map<dev.vigil.coordination.TicketId, List<SimWorld.TaskProc>> working = new TreeMap<>();
+    for (SimWorld.Proc p : world.everyProcess) {
+      if (p instanceof SimWorld.TaskProc t && t.gotGo && world.workerLives(t)) {
+        working.computeIfAbsent(t.run.ticket(), k -> new ArrayList<>()).add(t);
+      }
+    }
+    for (Map.Entry<dev.vigil.coordination.TicketId, List<SimWorld.TaskProc>> e : working.entrySet()) {
+      if (e.getValue().size() > 1) {
+        StringBuilder b = new StringBuilder();
+        for (SimWorld.TaskProc t : e.getValue()) {
+          b.append(' ').append(t.run).append('@').append(t.identity.pid());
+        }
+        violated("C1 no double spawn: ticket " + e.getKey() + " has " + e.getValue().size() + " live working processes:" + b);
+      }
+    }
+    Map<Lane, Integer> occupied = new HashMap<>();
+    for (Ticket t : law.tickets(TicketQuery.all().inState(TicketState.LEASED))) {
+      occupied.merge(t.lane(), 1, Integer::sum);
+    }
+    for (EngineConfig.LaneLimit l : LANES) {
+      if (occupied.getOrDefault(l.lane(), 0) > l.concurrency()) {
+        violated("Q11 slots from live workers: lane " + l.lane() + " has " + occupied.get(l.lane()) + " live runs, limit "
+            + l.concurrency());
+      }
+    }
+  }
+
+  // ---- the journal: every decision checked against the world when it is made ----
+
+  private void journal(Inc i, EngineEvent e) {
+    seen.saw(e.getClass().getSimpleName());
+    if (e instanceof EngineEvent.Recovered r) {
+      seen.saw("recovered " + r.action());
+      if (r.action() == EngineEvent.RecoveryAction.READOPT) {
+        readopted.add(r.run());
+      }
+    } else if (e instanceof EngineEvent.Started s) {
+      startedBy.put(s.run(), i.n);
+      if (!world.reserved(new WorkerKey.Task(s.run())) || !world.isAlive(s.identity())) {
+        violated("Q3 running before execution: " + s.run() + " started before its worker " + s.identity()
+            + " held its reservation");
+      }
+    } else if (e instanceof EngineEvent.StopBegun s) {
+      stopBegun(i, s.key(), s.kind());
+    } else if (e instanceof EngineEvent.Signalled s) {
+      signalled(i, s);
+    } else if (e instanceof EngineEvent.ExitTaken x) {
+      seen.saw("exit taken as " + x.role());
+      requireDead(x.run(), "C5/Q4: exit of " + x.run() + " taken as " + x.role());
+    } else if (e instanceof EngineEvent.ClaimAborted a) {
+      WorkerKey k = new WorkerKey.Task(a.run());
+      if (world.reserved(k)) {
+        violated("Q4 recovery needs both: claim " + a.run() + " rolled back while a worker holds its reservation");
+      }
+      for (SimWorld.TaskProc p : world.tasksOf(a.run())) {
+        if (p.gotGo) {
+          violated("Q3: rolled back claim " + a.run() + " whose worker was told go");
+        }
+        if (p.alive && p.parentIncarnation == i.n) {
+          violated("Q4: claim " + a.run() + " rolled back while the worker this daemon launched lives");
+        }
+      }
+    } else if (e instanceof EngineEvent.Settled s) {
+      seen.saw("settled " + s.verdict());
+      settled(i, s);
+    } else if (e instanceof EngineEvent.SettleDenied d) {
+      violated("C8: a settlement by the only daemon was denied: " + d);
+    } else if (e instanceof EngineEvent.RenewalDenied r) {
+      seen.saw("renewal denied " + r.reason());
+    } else if (e instanceof EngineEvent.QuiesceDecided q) {
+      i.roundStopAll = q.stopAll();
+      seen.saw(q.stopAll() ? "round: every worker quiesced" : "round: busy");
+    } else if (e instanceof EngineEvent.ServiceRestartScheduled || e instanceof EngineEvent.ServiceGivenUp) {
+      WorkerKey k = new WorkerKey.Service(e instanceof EngineEvent.ServiceRestartScheduled r ? r.service()
+          : ((EngineEvent.ServiceGivenUp) e).service());
+      i.serviceSignals.add(k);
+    } else if (e instanceof EngineEvent.HandoffTimedOut h) {
+      i.serviceSignals.add(h.key());
+    } else if (e instanceof EngineEvent.ServiceRevival r) {
+      seen.saw(r.revived() ? "service revived" : "service not revived");
+    } else if (e instanceof EngineEvent.ServiceUp u) {
+      seen.saw(u.adopted() ? "service adopted" : "service up");
+    } else if (e instanceof EngineEvent.HelloDenied h) {
+      seen.saw("hello denied " + (h.key() instanceof WorkerKey.Task ? "task" : "service"));
+    } else if (e instanceof EngineEvent.Welcomed w) {
+      seen.saw(w.go() ? "welcomed with go" : "welcomed without go");
+    }
+  }
+
+  private void requireDead(RunId run, String what) {
+    if (world.reserved(new WorkerKey.Task(run))) {
+      violated(what + " while a worker holds its reservation");
+    }
+    for (SimWorld.TaskProc p : world.tasksOf(run)) {
+      if (world.workerLives(p)) {
+        violated(what + " while its worker " + p.identity + " (or a process of its group) lives");
+      }
+    }
+  }
+
+  private void stopBegun(Inc i, WorkerKey key, StopKind kind) {
+    seen.saw("stop " + kind + (key instanceof WorkerKey.Task ? " task" : " service"));
+    if (kind.escalates()) {
+      i.escalating.add(key);
+    }
+    if (kind.kills()) {
+      i.killing.add(key);
+    }
+    if (key instanceof WorkerKey.Task t) {
+      Run r = law.run(t.run()).orElseThrow();
+      Ticket ticket = law.ticket(t.run().ticket()).orElseThrow();
+      boolean ok = switch (kind) {
+        case PARK -> ticket.parked() || law.parkedLanes().contains(ticket.lane());
+        case LOST -> r.start() != null && !r.start().build().equals(i.build);
+        case OPERATOR -> i.stopWorkers;
+        case IDLE_SHUTDOWN -> i.roundStopAll;
+      };
+      if (!ok) {
+        violated("Q11/D4: a restart stops no live run: " + kind + " stop of " + t.run() + " without its reason (ticket "
+            + ticket.state() + " parked=" + ticket.parked() + ", run build " + (r.start() == null ? "-" : r.start().build())
+            + ", daemon build " + i.build + ")");
+      }
+      if (kind != StopKind.IDLE_SHUTDOWN) {
+        stoppedBy.computeIfAbsent(t.run(), k -> new HashSet<>()).add(i.n);
+      }
+    } else if (key instanceof WorkerKey.Service s) {
+      SimWorld.ServiceProc w = liveService(s);
+      boolean ok = switch (kind) {
+        case LOST -> w == null || !w.build.equals(i.build)
+            || (!w.welcomedBy.contains(i.n) && world.monoMs - i.bootMono >= TIMEOUTS.ms(Timeout.LAUNCH_HANDOFF));
+        case OPERATOR -> i.stopWorkers || i.serviceStops.contains(s.service());
+        case IDLE_SHUTDOWN -> i.roundStopAll && (w == null || w.answeredQuiesced);
+        case PARK -> false;
+      };
+      if (!ok) {
+        violated("S6/D4: " + kind + " stop of " + key + " without its reason (worker build " + (w == null ? "-" : w.build)
+            + ", daemon build " + i.build + ")");
+      }
+    }
+  }
+
+  private SimWorld.ServiceProc liveService(WorkerKey.Service key) {
+    for (SimWorld.Proc p : world.livePids.values()) {
+      if (p instanceof SimWorld.ServiceProc s && s.key.equals(key)) {
+        return s;
+      }
+    }
+    return null;
+  }
+
+  private void signalled(Inc i, EngineEvent.Signalled s) {
+    seen.saw("signal " + s.signal() + (s.sent() ? " sent" : " refused"));
+    if (leapSignals != null) {
+      leapSignals.add(s.key());
+    }
+    WorkerKey key = s.key();
+    if (s.signal() == Signal.TERM ? i.escalating.contains(key) : i.killing.contains(key)) {
+      return;
+    }
+    if (key instanceof WorkerKey.Task t) {
+      Run r = law.run(t.run()).orElseThrow();
+      if (s.signal() != Signal.KILL || r.state() != RunState.CLAIMED) {
+        violated("D4/Q11: " + s.signal() + " to " + key + " (" + r.state() + ") without a stop that escalates");
+      }
+      seen.saw("handoff kill");
+    } else if (!i.serviceSignals.contains(key)) {
+      violated("S6: " + s.signal() + " to " + key + " without a stop, a handoff timeout or a survivor");
+    }
+  }
+
+  /** Q1, Q2, Q5: the verdict the worker's fate calls for, and so an exact charge of attempts. */
+  private void settled(Inc i, EngineEvent.Settled s) {
+    Run r = law.run(s.run()).orElseThrow();
+    SimWorld.TaskProc w = null;
+    for (SimWorld.TaskProc p : world.tasksOf(s.run())) {
+      if (r.start() != null && p.identity.equals(r.start().identity())) {
+        w = p;
+      }
+    }
+    if (w == null) {
+      violated("Q3: settled run " + s.run() + " has no worker with its recorded identity");
+      return;
+    }
+    requireDead(s.run(), "C5: settled " + s.run());
+    Verdict expected;
+    OutcomeRecord o = w.wrote;
+    boolean stoppedBySettler = stoppedBy.getOrDefault(s.run(), Set.of()).contains(i.n);
+    if (o instanceof OutcomeRecord.Written written) {
+      expected = written.verdict();
+      seen.saw("verdict from the worker's outcome");
+      if (readopted.contains(s.run()) && w.gotGo) {
+        seen.saw("D4: a readopted worker settled by its own outcome");
+      }
+    } else if (stoppedBySettler) {
+      expected = Verdict.STALLED;
+      seen.saw("stopped by this daemon: no attempt spent");
+    } else if (!w.gotGo && !w.goQueued && Integer.valueOf(i.n).equals(startedBy.get(s.run()))) {
+      expected = Verdict.STALLED;
+      seen.saw("never told to go: no attempt spent");
+    } else {
+      expected = Verdict.LOST;
+      seen.saw(o instanceof OutcomeRecord.Corrupt ? "corrupt outcome: LOST" : "no outcome: LOST");
+      if (!w.gotGo) {
+        seen.saw("LOST without go: knowledge lost in a crash");
+      }
+    }
+    if (s.verdict() != expected) {
+      violated("Q1/Q2/Q5: " + s.run() + " settled " + s.verdict() + " but its worker's fate calls for " + expected
+          + " (outcome " + o + ", go " + w.gotGo + ", go queued " + w.goQueued + ", started by d" + startedBy.get(s.run())
+          + ", stopped by " + stoppedBy.get(s.run()) + ", settled by d" + i.n + ")");
+    }
+  }
+
+  // ---- status (D1, Q11) ----
+
+  private void published(Inc i, Status s) {
+    i.lastPublishMono = world.monoMs;
+    seen.saw("status " + s.state());
+    List<RunId> live = law.liveRuns().stream().map(Run::id).toList();
+    List<RunId> shown = s.runs().stream().map(Status.RunStatus::run).toList();
+    if (!live.equals(shown)) {
+      violated("D1: status shows runs " + shown + " but the live runs are " + live);
+    }
+    for (Status.LaneStatus l : s.lanes()) {
+      int leased = law.tickets(TicketQuery.all().inState(TicketState.LEASED).inLane(l.lane())).size();
+      if (l.occupied() != leased || l.occupied() > l.concurrency()) {
+        violated("Q11: status lane " + l.lane() + " occupied " + l.occupied() + " but it has " + leased
+            + " live runs (limit " + l.concurrency() + ")");
+      }
+    }
+    for (Status.ServiceStatus sv : s.services()) {
+      seen.saw("service status " + sv.state());
+    }
+    if (s.schema() != Status.SCHEMA || !s.owner().equals(i.owner) || s.pid() != i.proc.identity.pid()) {
+      violated("D1: status names another daemon: " + s.owner() + " pid " + s.pid());
+    }
+  }
+
+  private void violated(String law) {
+    throw new AssertionError(law);
+  }
+}
