@@ -1,0 +1,128 @@
+package dev.vigil.worker;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.vigil.coordination.TicketId;
+import dev.vigil.supervisor.WorkSet;
+import java.nio.file.Path;
+import java.util.Optional;
+
+/**
+ * What the worker host gives a {@link WorkerType} for one run: ids, the payload, work declarations
+ * that feed busy evidence (S3) and the run gate (S5), progress, quiesce and stop notifications, and
+ * helpers that build an {@link Outcome}. Methods may be called from any thread.
+ */
+public interface WorkContext {
+  /** The run's id: the name of its run directory, e.g. {@code t-12.1}. */
+  String runId();
+
+  /** The ticket of a task run; empty for a session's worker. */
+  Optional<TicketId> ticketId();
+
+  /** The session's name for a service worker; empty for a task run. */
+  Optional<String> session();
+
+  /** The attempt this run is, counting from 1. */
+  int attempt();
+
+  /** The payload given at submission (a JSON object; empty object when none was given). */
+  JsonNode payload();
+
+  /** The run directory (0700); a type may keep files of its own there. */
+  Path runDirectory();
+
+  /**
+   * Declares a piece of work in flight until the returned handle is closed. It enters through the
+   * run gate (S5): while the worker is quiesced this waits until the gate reopens (on release or
+   * after the quiesce hold). The host keeps busy evidence from it (S3) and answers quiesce with
+   * {@code busy} while any work is open. A task run is work for its whole length without this call.
+   *
+   * @param kind what the work is
+   * @param id   its id, unique within its kind
+   * @return the open work, or empty when a stop was requested (no new work after a stop)
+   */
+  Optional<Work> busy(WorkSet.Kind kind, String id) throws InterruptedException;
+
+  /** {@link #busy(WorkSet.Kind, String)} for a background job. */
+  default Optional<Work> busy(String id) throws InterruptedException {
+    return busy(WorkSet.Kind.BACKGROUND_JOB, id);
+  }
+
+  /** Reports progress to the daemon (best effort; not written to disk). */
+  void progress(String message);
+
+  /**
+   * Reports progress with a completed fraction.
+   *
+   * @param fraction in {@code [0, 1]}
+   */
+  void progress(String message, double fraction);
+
+  /** Whether the daemon asked this worker to stop (a {@code stop} frame or a TERM). */
+  boolean stopRequested();
+
+  /** Waits up to {@code timeoutMs} for a stop request; true when one came. */
+  boolean awaitStop(long timeoutMs) throws InterruptedException;
+
+  /** Whether the run gate is closed because the worker answered {@code quiesced} (S5). */
+  boolean quiesced();
+
+  /** Adds a listener for quiesce, release and stop; called on the host's control thread, keep it short. */
+  void addListener(Listener listener);
+
+  /** Notifications from the host. */
+  interface Listener {
+    /** The worker was idle when asked to quiesce and closed its run gate (S5). */
+    default void quiesced() {}
+
+    /** The run gate reopened (release, or the quiesce hold passed). */
+    default void released() {}
+
+    /**
+     * A stop was requested; the daemon KILLs the group after {@code graceMs}.
+     *
+     * @param graceMs time left before the KILL, ms
+     */
+    default void stopRequested(long graceMs) {}
+  }
+
+  /** A piece of work in flight; {@link #close()} ends it (idempotent). */
+  interface Work extends AutoCloseable {
+    @Override
+    void close();
+  }
+
+  /** The work succeeded. */
+  default Outcome succeeded() {
+    return new Outcome.Succeeded("");
+  }
+
+  /** The work succeeded, with a detail. */
+  default Outcome succeeded(String detail) {
+    return new Outcome.Succeeded(detail);
+  }
+
+  /** The work failed and may be retried (Q1). */
+  default Outcome failed(String detail) {
+    return new Outcome.Failed(detail);
+  }
+
+  /** The machine hit a quota; run again at wall-clock {@code untilMs}, no attempt consumed (Q2). */
+  default Outcome stalled(long untilMs) {
+    return new Outcome.Stalled(untilMs, "");
+  }
+
+  /** {@link #stalled(long)} with a detail. */
+  default Outcome stalled(long untilMs, String detail) {
+    return new Outcome.Stalled(untilMs, detail);
+  }
+
+  /** The work cannot proceed for a reason outside it; the ticket is held for a human. */
+  default Outcome blocked(String detail) {
+    return new Outcome.Blocked(detail);
+  }
+
+  /** The work can never succeed. */
+  default Outcome permanentFailure(String detail) {
+    return new Outcome.PermanentFailure(detail);
+  }
+}

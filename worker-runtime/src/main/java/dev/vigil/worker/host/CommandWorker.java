@@ -1,0 +1,160 @@
+package dev.vigil.worker.host;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.vigil.supervisor.Durations;
+import dev.vigil.supervisor.WorkSet;
+import dev.vigil.worker.Outcome;
+import dev.vigil.worker.WorkContext;
+import dev.vigil.worker.WorkerType;
+import dev.vigil.worker.protocol.RunToken;
+import java.io.File;
+import java.lang.ProcessBuilder.Redirect;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The built-in {@code command} worker type: runs an OS command as a child of the worker host and
+ * maps its exit status to a verdict. Payload:
+ *
+ * <pre>
+ * {"argv": ["prog", "arg", …],   required, non-empty
+ *  "stallCode": 75,              exit code that means "stalled" (a quota was hit), default 75
+ *  "stallFor": "1m",             how long a stall holds the ticket back, default 1m
+ *  "cwd": "/path",               working directory, default the run directory
+ *  "env": {"NAME": "value"}}     added to the host's environment
+ * </pre>
+ *
+ * <ol>
+ *   <li>Exit 0 → SUCCEEDED; exit {@code stallCode} → STALLED until now + {@code stallFor} (Q2); any
+ *       other status → FAILED. A bad payload → PERMANENT_FAILURE, and nothing runs.
+ *   <li>The child stays in the host's process group, so the daemon's group TERM/KILL reaches it and
+ *       its descendants; stdin is {@code /dev/null}, stdout/stderr are the host's run-directory logs.
+ *   <li>The child never sees the run token: {@code VIGIL_RUN_TOKEN} is removed from its
+ *       environment (C9).
+ *   <li>The child is work ({@code unsettled child}) until it exits; on a stop request it gets TERM,
+ *       then KILL after the child drain.
+ * </ol>
+ */
+final class CommandWorker implements WorkerType {
+  static final String NAME = "command";
+  /** Default exit code that means stalled. */
+  static final int DEFAULT_STALL_CODE = 75;
+  /** Default hold-back of a stalled ticket, ms (1 min). */
+  static final long DEFAULT_STALL_FOR_MS = 60_000;
+
+  private final long childDrainMs;
+
+  CommandWorker(long childDrainMs) {
+    this.childDrainMs = childDrainMs;
+  }
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  /** The parsed payload. */
+  record Spec(List<String> argv, int stallCode, long stallForMs, Optional<Path> cwd, Map<String, String> env) {}
+
+  static Spec spec(JsonNode p) {
+    JsonNode argv = p.get("argv");
+    if (argv == null || !argv.isArray() || argv.isEmpty()) {
+      throw new IllegalArgumentException("payload field 'argv' must be a non-empty array of strings");
+    }
+    List<String> a = new ArrayList<>();
+    for (JsonNode s : argv) {
+      if (!s.isTextual()) {
+        throw new IllegalArgumentException("payload field 'argv' must be a non-empty array of strings");
+      }
+      a.add(s.textValue());
+    }
+    int stallCode = DEFAULT_STALL_CODE;
+    if (p.has("stallCode")) {
+      JsonNode c = p.get("stallCode");
+      if (!c.isInt() || c.intValue() < 1 || c.intValue() > 255) {
+        throw new IllegalArgumentException("payload field 'stallCode' must be an exit code 1-255");
+      }
+      stallCode = c.intValue();
+    }
+    long stallFor = DEFAULT_STALL_FOR_MS;
+    if (p.has("stallFor")) {
+      if (!p.get("stallFor").isTextual()) {
+        throw new IllegalArgumentException("payload field 'stallFor' must be a duration such as \"5m\"");
+      }
+      stallFor = Durations.parse(p.get("stallFor").textValue());
+    }
+    Optional<Path> cwd = Optional.empty();
+    if (p.has("cwd")) {
+      if (!p.get("cwd").isTextual()) {
+        throw new IllegalArgumentException("payload field 'cwd' must be a string");
+      }
+      cwd = Optional.of(Path.of(p.get("cwd").textValue()));
+    }
+    Map<String, String> env = new java.util.TreeMap<>();
+    if (p.has("env")) {
+      JsonNode e = p.get("env");
+      if (!e.isObject()) {
+        throw new IllegalArgumentException("payload field 'env' must be an object of strings");
+      }
+      for (Map.Entry<String, JsonNode> f : e.properties()) {
+        if (!f.getValue().isTextual() || f.getKey().equals(RunToken.ENV)) {
+          throw new IllegalArgumentException("payload field 'env." + f.getKey() + "' must be a string and not the run token");
+        }
+        env.put(f.getKey(), f.getValue().textValue());
+      }
+    }
+    return new Spec(a, stallCode, stallFor, cwd, env);
+  }
+
+  @Override
+  public Outcome run(WorkContext ctx) throws Exception {
+    Spec spec;
+    try {
+      spec = spec(ctx.payload());
+    } catch (IllegalArgumentException e) {
+      return ctx.permanentFailure(e.getMessage());
+    }
+    ProcessBuilder pb = new ProcessBuilder(spec.argv())
+        .directory(spec.cwd().orElse(ctx.runDirectory()).toFile())
+        .redirectInput(Redirect.from(new File("/dev/null")))
+        .redirectOutput(Redirect.INHERIT)
+        .redirectError(Redirect.INHERIT);
+    pb.environment().remove(RunToken.ENV);
+    pb.environment().putAll(spec.env());
+    Process child;
+    try {
+      child = pb.start();
+    } catch (java.io.IOException e) {
+      return ctx.failed("cannot start " + spec.argv().get(0) + ": " + e.getMessage());
+    }
+    Optional<WorkContext.Work> work = ctx.busy(WorkSet.Kind.UNSETTLED_CHILD, "pid " + child.pid());
+    ctx.addListener(new WorkContext.Listener() {
+      @Override
+      public void stopRequested(long graceMs) {
+        Thread t = new Thread(() -> {
+          List<ProcessHandle> tree = new ArrayList<>(child.descendants().toList());
+          tree.add(0, child.toHandle());
+          Children.terminate(tree, childDrainMs);
+        }, "vigil-command-stop");
+        t.setDaemon(true);
+        t.start();
+      }
+    });
+    if (work.isEmpty()) {
+      Children.terminate(List.of(child.toHandle()), childDrainMs);
+    }
+    int status = child.waitFor();
+    work.ifPresent(WorkContext.Work::close);
+    if (status == 0) {
+      return ctx.succeeded("exit code 0");
+    }
+    if (status == spec.stallCode()) {
+      long until = System.currentTimeMillis() + spec.stallForMs();
+      return ctx.stalled(until, "exit code " + status + ": stalled for " + Durations.format(spec.stallForMs()));
+    }
+    return ctx.failed(status > 128 ? "exit status " + status + " (128 + signal " + (status - 128) + ")" : "exit code " + status);
+  }
+}

@@ -1,0 +1,768 @@
+package dev.vigil.worker.host;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.vigil.coordination.TicketId;
+import dev.vigil.supervisor.OrphanPolicy;
+import dev.vigil.supervisor.RevivalGate;
+import dev.vigil.supervisor.Step;
+import dev.vigil.supervisor.TimeoutLattice;
+import dev.vigil.supervisor.TimeoutLattice.Timeout;
+import dev.vigil.supervisor.WorkGate;
+import dev.vigil.supervisor.WorkSet;
+import dev.vigil.worker.Outcome;
+import dev.vigil.worker.WorkContext;
+import dev.vigil.worker.WorkerType;
+import dev.vigil.worker.process.Processes;
+import dev.vigil.worker.protocol.Message;
+import dev.vigil.worker.protocol.ProtocolClient;
+import dev.vigil.worker.protocol.Subject;
+import dev.vigil.worker.rundir.BusyEvidence;
+import dev.vigil.worker.rundir.RecordedOutcome;
+import dev.vigil.worker.rundir.Reservation;
+import dev.vigil.worker.rundir.RunDirectory;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.OptionalLong;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.UnaryOperator;
+
+/**
+ * One worker host's life. The main thread takes the reservation, waits for the daemon's go and runs
+ * the worker type; one control thread handles the socket, the run gate, busy evidence and the
+ * orphan clock. State shared by both is guarded by this object's monitor, and every decision comes
+ * from supervisor-core: {@link WorkGate} (S5), {@link RevivalGate} (S3), {@link OrphanPolicy} (S4).
+ *
+ * <ol>
+ *   <li>Reserve: take {@code reservation.lock} (held until the process dies), then write
+ *       {@code identity.json}.
+ *   <li>Handoff (Q3): connect and say {@code hello}, retrying while no daemon listens, until a
+ *       {@code welcome} with {@code go}. Without it within {@code launchHandoff}, or on
+ *       {@code adopt-denied}, exit {@link #NOT_CONFIRMED} having done no work.
+ *   <li>Work: a task run is admitted through the run gate as work ({@code run}); the type runs on
+ *       the main thread; every change of work ticks the revival gate, which may write
+ *       {@code busy.json}, and is reported as {@code busy} or {@code idle}.
+ *   <li>Quiesce (S5): the gate answers {@code quiesced} (closed) or {@code busy}; {@code release}
+ *       or the quiesce hold reopens it; the socket {@code stop} is the idle-shutdown stop, refused
+ *       with {@code busy} while there is work.
+ *   <li>Outcome: written durably to {@code outcome.json}, then reported (effect before receipt);
+ *       exit {@link #DONE}.
+ *   <li>Supervisor lost (S4): keep working and reconnecting; after one {@code lostExit} window
+ *       (two with work in flight) record busy if there is work, end this process's children and
+ *       exit {@link #ORPHANED} without an outcome, so the work stays resumable. {@code adopt-denied}
+ *       after the go (another build, S6) ends the same way at once.
+ *   <li>TERM (the daemon's hard stop): stop is requested from the type, which has
+ *       {@code workerTeardown} to return an outcome; then the children are ended.
+ * </ol>
+ */
+final class Host {
+  /** Exit status: the outcome was written (whatever its verdict). */
+  static final int DONE = 0;
+  /** Exit status: the host failed (e.g. the outcome could not be written). */
+  static final int FAILED = 1;
+  /** Exit status: bad arguments or environment. */
+  static final int USAGE = 2;
+  /** Exit status: another live process holds the reservation. */
+  static final int RESERVED = 3;
+  /** Exit status: never confirmed (no go within the handoff, denied, or stopped first); no work was done. */
+  static final int NOT_CONFIRMED = 4;
+  /** Exit status: the supervisor stayed lost past the window (or denied adoption); no outcome, work resumable. */
+  static final int ORPHANED = 5;
+
+  /** Wait for a reservation a probe holds for an instant, ms. */
+  private static final long RESERVE_WAIT_MS = 1_000;
+  /** Pause between hellos while no daemon listens during the handoff, ms. */
+  private static final long HANDOFF_RETRY_MS = 50;
+  /** Pause between reconnects while the supervisor is lost, ms. */
+  private static final long LOST_RETRY_MS = 250;
+  /** Longest pause between busy-evidence ticks, ms. */
+  private static final long MAX_REVIVAL_TICK_MS = 30_000;
+
+  private final WorkerArgs args;
+  private final RunDirectory dir;
+  private final String token;
+  private final long handoffMs;
+  private final long teardownMs;
+  private final long childDrainMs;
+  private final RevivalGate revival;
+  private final OrphanPolicy orphans;
+  private final ScheduledExecutorService control = Executors.newSingleThreadScheduledExecutor(r -> {
+    Thread t = new Thread(r, "vigil-host");
+    t.setDaemon(true);
+    return t;
+  });
+  private final List<WorkContext.Listener> listeners = new CopyOnWriteArrayList<>();
+  private final CountDownLatch finished = new CountDownLatch(1);
+
+  // guarded by this
+  private WorkGate gate;
+  private WorkSet work = WorkSet.EMPTY;
+  private Optional<RevivalGate.BusyRecord> latestBusy = Optional.empty();
+  private ProtocolClient client;
+  private boolean welcomed;
+  private boolean go;
+  private String denied;
+  private boolean stopRequested;
+  private long stopGraceMs;
+  private OptionalLong lostAtMonoMs = OptionalLong.empty();
+  private ScheduledFuture<?> orphanTimer;
+  private ScheduledFuture<?> gateTimer;
+  private boolean writingOutcome;
+  private boolean exiting;
+  private volatile boolean selfExit;
+
+  Host(WorkerArgs args, String token) {
+    this.args = args;
+    this.token = token;
+    this.dir = RunDirectory.of(args.home(), args.run());
+    TimeoutLattice t = args.lattice();
+    this.handoffMs = t.ms(Timeout.LAUNCH_HANDOFF);
+    this.teardownMs = t.ms(Timeout.WORKER_TEARDOWN);
+    this.childDrainMs = t.ms(Timeout.CHILD_DRAIN);
+    this.gate = WorkGate.open(t);
+    this.revival = RevivalGate.from(t);
+    this.orphans = OrphanPolicy.from(t);
+  }
+
+  static long nowMonoMs() {
+    return System.nanoTime() / 1_000_000;
+  }
+
+  /** Runs the whole life; returns the exit status. */
+  int run() throws InterruptedException {
+    try {
+      return live();
+    } finally {
+      finished.countDown();
+    }
+  }
+
+  private int live() throws InterruptedException {
+    long startMono = nowMonoMs();
+    Optional<Reservation> reservation;
+    try {
+      reservation = dir.reserve(RESERVE_WAIT_MS); // held until this process dies (RunDirectory keeps it reachable)
+    } catch (IOException e) {
+      HostLog.info("cannot take the reservation of " + dir + ": " + e);
+      return FAILED;
+    }
+    if (reservation.isEmpty()) {
+      HostLog.info("reservation of " + dir + " is held by another process");
+      return RESERVED;
+    }
+    try {
+      dir.writeIdentity(Processes.self());
+    } catch (IOException e) {
+      HostLog.info("cannot write identity.json: " + e);
+      return FAILED;
+    }
+    Runtime.getRuntime().addShutdownHook(new Thread(this::onTerm, "vigil-term"));
+    Prepared prepared = prepare();
+    control.execute(this::connect);
+    if (!awaitGo(startMono + handoffMs)) {
+      return NOT_CONFIRMED;
+    }
+    control.scheduleWithFixedDelay(this::revivalTick, revivalTickMs(), revivalTickMs(), TimeUnit.MILLISECONDS);
+    Optional<WorkContext.Work> runWork = Optional.empty();
+    if (args.session().isEmpty()) {
+      runWork = admit(WorkSet.Kind.RUN, args.run());
+      if (runWork.isEmpty()) {
+        HostLog.info("stopped before the run started: no work done");
+        return NOT_CONFIRMED;
+      }
+    }
+    Outcome outcome = prepared.failure != null ? prepared.failure : runType(prepared.type, prepared.payload);
+    return finish(outcome, runWork);
+  }
+
+  private long revivalTickMs() {
+    return Math.max(10, Math.min(revival.busyRefreshMs() / 10, MAX_REVIVAL_TICK_MS));
+  }
+
+  /** The worker type and payload, or the permanent failure to report instead of running anything. */
+  private record Prepared(WorkerType type, JsonNode payload, Outcome failure) {}
+
+  private Prepared prepare() {
+    JsonNode payload;
+    try {
+      payload = dir.readPayload();
+    } catch (IOException e) {
+      return new Prepared(null, null, new Outcome.PermanentFailure(e.getMessage()));
+    }
+    try {
+      return new Prepared(Types.find(args.type(), childDrainMs), payload, null);
+    } catch (IllegalArgumentException e) {
+      return new Prepared(null, payload, new Outcome.PermanentFailure(e.getMessage()));
+    }
+  }
+
+  private Outcome runType(WorkerType type, JsonNode payload) {
+    try {
+      Outcome o = type.run(new Context(payload));
+      return o != null ? o : new Outcome.Failed("worker type " + type.name() + " returned no outcome");
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return new Outcome.Failed("interrupted");
+    } catch (Exception | LinkageError | AssertionError | StackOverflowError e) {
+      return new Outcome.Failed("worker type " + type.name() + " threw " + e);
+    }
+  }
+
+  /** Outcome: durable write, then the end of the run's work, then the report (effect before receipt). */
+  private int finish(Outcome outcome, Optional<WorkContext.Work> runWork) {
+    synchronized (this) {
+      if (exiting) {
+        return ORPHANED;
+      }
+      writingOutcome = true;
+    }
+    try {
+      dir.writeOutcome(new RecordedOutcome(args.run(), outcome, System.currentTimeMillis()));
+    } catch (IOException e) {
+      HostLog.info("cannot write outcome.json (" + outcome.verdict() + "): " + e);
+      return FAILED;
+    }
+    runWork.ifPresent(WorkContext.Work::close);
+    HostLog.info("outcome " + outcome.verdict() + (outcome.detail().isEmpty() ? "" : ": " + outcome.detail()));
+    try {
+      control.submit(() -> send(new Message.OutcomeReport(outcome))).get(teardownMs, TimeUnit.MILLISECONDS);
+    } catch (Exception e) {
+      HostLog.info("outcome not reported (it is in outcome.json): " + e);
+    }
+    synchronized (this) {
+      if (client != null) {
+        client.close();
+      }
+    }
+    return DONE;
+  }
+
+  // ------------------------------------------------------------------ handoff
+
+  private synchronized boolean awaitGo(long deadlineMonoMs) throws InterruptedException {
+    while (!go && denied == null && !stopRequested) {
+      long left = deadlineMonoMs - nowMonoMs();
+      if (left <= 0) {
+        HostLog.info("no go from the daemon within the handoff (" + handoffMs + " ms): exiting without work");
+        return false;
+      }
+      wait(left);
+    }
+    if (!go) {
+      HostLog.info((denied != null ? "adoption denied: " + denied : "stopped during the handoff") + ": exiting without work");
+      return false;
+    }
+    return true;
+  }
+
+  // ------------------------------------------------------------------ connection (control thread)
+
+  private void connect() {
+    synchronized (this) {
+      if (exiting || writingOutcome || client != null) {
+        return;
+      }
+    }
+    AtomicReference<ProtocolClient> self = new AtomicReference<>();
+    ProtocolClient c;
+    try {
+      c = ProtocolClient.connect(args.socket(), new ProtocolClient.Listener() {
+        @Override
+        public void onMessage(Message.FromDaemon m) {
+          control.execute(() -> onFrame(self.get(), m));
+        }
+
+        @Override
+        public void onClosed() {
+          control.execute(() -> onLost(self.get()));
+        }
+      });
+    } catch (IOException e) {
+      scheduleReconnect();
+      return;
+    }
+    self.set(c);
+    synchronized (this) {
+      client = c;
+      welcomed = false;
+    }
+    Subject subject = args.session().<Subject>map(Subject.Session::new).orElseGet(() -> new Subject.Run(args.run()));
+    send(c, new Message.Hello(subject, token, args.build(), ProcessHandle.current().pid()));
+  }
+
+  private void scheduleReconnect() {
+    boolean started;
+    synchronized (this) {
+      if (exiting || writingOutcome) {
+        return;
+      }
+      started = go;
+    }
+    control.schedule(this::connect, started ? LOST_RETRY_MS : HANDOFF_RETRY_MS, TimeUnit.MILLISECONDS);
+  }
+
+  private void onLost(ProtocolClient c) {
+    synchronized (this) {
+      if (c != client) {
+        return;
+      }
+      client = null;
+      welcomed = false;
+      if (go && !writingOutcome && lostAtMonoMs.isEmpty()) {
+        lostAtMonoMs = OptionalLong.of(nowMonoMs());
+        HostLog.info("supervisor lost; waiting for it (S4) with " + work.describe());
+        control.execute(this::orphanTick);
+      }
+    }
+    scheduleReconnect();
+  }
+
+  private void onFrame(ProtocolClient c, Message.FromDaemon m) {
+    synchronized (this) {
+      if (c != client) {
+        return;
+      }
+    }
+    if (m instanceof Message.Welcome w) {
+      onWelcome(w);
+    } else if (m instanceof Message.AdoptDenied a) {
+      onAdoptDenied(a.reason());
+    } else if (m instanceof Message.Quiesce) {
+      onQuiesce();
+    } else if (m instanceof Message.Release) {
+      onRelease();
+    } else if (m instanceof Message.Stop s) {
+      onIdleStop(s.graceMs());
+    } else if (m instanceof Message.Error e) {
+      HostLog.info("daemon refused a frame: " + e.reason());
+    } else if (!(m instanceof Message.Capabilities || m instanceof Message.Reply)) {
+      throw new AssertionError(m);
+    }
+  }
+
+  private void onWelcome(Message.Welcome w) {
+    boolean reconnected;
+    synchronized (this) {
+      welcomed = true;
+      reconnected = lostAtMonoMs.isPresent();
+      lostAtMonoMs = OptionalLong.empty();
+      if (orphanTimer != null) {
+        orphanTimer.cancel(false);
+      }
+      if (w.go() && !go) {
+        go = true;
+        notifyAll();
+      }
+    }
+    if (reconnected) {
+      HostLog.info("supervisor back (build " + w.build() + ")");
+    }
+    sendWorkState();
+  }
+
+  private void onAdoptDenied(String reason) {
+    boolean started;
+    synchronized (this) {
+      started = go;
+      if (!started) {
+        denied = reason;
+        notifyAll();
+      }
+    }
+    if (started) {
+      HostLog.info("adoption denied after the start (" + reason + "): stopping as a lost worker (S6)");
+      exitOrphaned();
+    }
+  }
+
+  // ------------------------------------------------------------------ run gate (S5)
+
+  private void onQuiesce() {
+    WorkGate.Answer answer;
+    synchronized (this) {
+      Step<WorkGate, WorkGate.Answer> s = gate.onQuiesce(work, nowMonoMs());
+      gate = s.next();
+      answer = s.decision();
+      scheduleGateTick();
+    }
+    if (answer instanceof WorkGate.Answer.Quiesced) {
+      send(new Message.Quiesced());
+      listeners.forEach(WorkContext.Listener::quiesced);
+    } else if (answer instanceof WorkGate.Answer.Busy b) {
+      send(new Message.Busy(b.work()));
+    } else {
+      throw new AssertionError(answer);
+    }
+  }
+
+  private void onRelease() {
+    changeGate(WorkGate::onRelease);
+  }
+
+  private void gateTick() {
+    changeGate(g -> g.onTick(nowMonoMs()));
+  }
+
+  /** Applies a gate transition; a gate that reopens wakes waiting admissions and tells the listeners. */
+  private void changeGate(UnaryOperator<WorkGate> transition) {
+    boolean reopened;
+    synchronized (this) {
+      boolean wasOpen = gate.isOpen();
+      gate = transition.apply(gate);
+      reopened = !wasOpen && gate.isOpen();
+      if (reopened) {
+        notifyAll();
+      }
+    }
+    if (reopened) {
+      listeners.forEach(WorkContext.Listener::released);
+    }
+  }
+
+  /** Holding the monitor: times the gate's reopening by itself. */
+  private void scheduleGateTick() {
+    if (gateTimer != null) {
+      gateTimer.cancel(false);
+    }
+    OptionalLong at = gate.reopensAtMonoMs();
+    if (at.isPresent()) {
+      gateTimer = control.schedule(this::gateTick, Math.max(0, at.getAsLong() - nowMonoMs()), TimeUnit.MILLISECONDS);
+    }
+  }
+
+  private void onIdleStop(long graceMs) {
+    WorkGate.StopAnswer answer;
+    synchronized (this) {
+      Step<WorkGate, WorkGate.StopAnswer> s = gate.onIdleStop(work, nowMonoMs());
+      gate = s.next();
+      answer = s.decision();
+    }
+    if (answer instanceof WorkGate.StopAnswer.Comply) {
+      HostLog.info("idle-shutdown stop");
+      requestStop(graceMs);
+    } else if (answer instanceof WorkGate.StopAnswer.Refuse r) {
+      send(new Message.Busy(r.work()));
+    } else {
+      throw new AssertionError(answer);
+    }
+  }
+
+  private void requestStop(long graceMs) {
+    synchronized (this) {
+      if (stopRequested) {
+        return;
+      }
+      stopRequested = true;
+      stopGraceMs = graceMs;
+      notifyAll();
+    }
+    for (WorkContext.Listener l : listeners) {
+      try {
+        l.stopRequested(graceMs);
+      } catch (RuntimeException e) {
+        HostLog.info("stop listener failed: " + e);
+      }
+    }
+  }
+
+  /** New work enters only through the gate (S5); waits while it is closed. */
+  private Optional<WorkContext.Work> admit(WorkSet.Kind kind, String id) throws InterruptedException {
+    synchronized (this) {
+      while (true) {
+        if (stopRequested || exiting) {
+          return Optional.empty();
+        }
+        Step<WorkGate, WorkGate.Admission> s = gate.admit(nowMonoMs());
+        gate = s.next();
+        if (s.decision() instanceof WorkGate.Admission.Admit) {
+          work = work.plus(kind, id);
+          onWorkChanged();
+          return Optional.of(new OpenWork(kind, id));
+        } else if (s.decision() instanceof WorkGate.Admission.Refuse r) {
+          if (r.reopensAtMonoMs().isEmpty()) {
+            return Optional.empty();
+          }
+          wait(Math.max(1, r.reopensAtMonoMs().getAsLong() - nowMonoMs()));
+        } else {
+          throw new AssertionError(s.decision());
+        }
+      }
+    }
+  }
+
+  private final class OpenWork implements WorkContext.Work {
+    private final WorkSet.Kind kind;
+    private final String id;
+    private boolean closed;
+
+    OpenWork(WorkSet.Kind kind, String id) {
+      this.kind = kind;
+      this.id = id;
+    }
+
+    @Override
+    public void close() {
+      synchronized (Host.this) {
+        if (!closed) {
+          closed = true;
+          work = work.minus(kind, id);
+          onWorkChanged();
+        }
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ busy evidence (S3)
+
+  /** Holding the monitor: the work changed. */
+  private void onWorkChanged() {
+    writeEvidence(revival.onTick(latestBusy, work, System.currentTimeMillis()));
+    control.execute(this::sendWorkState);
+    if (lostAtMonoMs.isPresent()) {
+      control.execute(this::orphanTick);
+    }
+  }
+
+  private void revivalTick() {
+    boolean wrote;
+    synchronized (this) {
+      wrote = writeEvidence(revival.onTick(latestBusy, work, System.currentTimeMillis()));
+    }
+    if (wrote) {
+      sendWorkState();
+    }
+  }
+
+  /** Holding the monitor: writes busy.json when the revival gate says so. */
+  private boolean writeEvidence(RevivalGate.Refresh r) {
+    if (r instanceof RevivalGate.Refresh.Write w) {
+      latestBusy = Optional.of(w.record());
+      try {
+        dir.writeBusy(new BusyEvidence(w.record().busy(), w.record().atWallMs(), work));
+      } catch (IOException e) {
+        HostLog.info("cannot write busy.json: " + e);
+      }
+      return true;
+    } else if (r instanceof RevivalGate.Refresh.Keep) {
+      return false;
+    }
+    throw new AssertionError(r);
+  }
+
+  private void sendWorkState() {
+    WorkSet now;
+    synchronized (this) {
+      if (!welcomed) {
+        return;
+      }
+      now = work;
+    }
+    send(now.isBusy() ? new Message.Busy(now) : new Message.Idle());
+  }
+
+  // ------------------------------------------------------------------ orphan (S4)
+
+  private void orphanTick() {
+    OrphanPolicy.Orphan d;
+    synchronized (this) {
+      if (lostAtMonoMs.isEmpty() || exiting || writingOutcome) {
+        return;
+      }
+      d = orphans.onTick(lostAtMonoMs.getAsLong(), work, nowMonoMs());
+      if (d instanceof OrphanPolicy.Orphan.Wait w) {
+        if (orphanTimer != null) {
+          orphanTimer.cancel(false);
+        }
+        orphanTimer = control.schedule(this::orphanTick, Math.max(0, w.untilMonoMs() - nowMonoMs()), TimeUnit.MILLISECONDS);
+        return;
+      }
+    }
+    if (d instanceof OrphanPolicy.Orphan.ExitBusy b) {
+      HostLog.info("supervisor lost for two lost-exit windows with " + b.work().describe()
+          + ": recording busy and exiting, the work stays resumable (S4)");
+      exitOrphaned();
+    } else if (d instanceof OrphanPolicy.Orphan.Close) {
+      HostLog.info("supervisor lost for a lost-exit window without work: closing (S4)");
+      exitOrphaned();
+    } else {
+      throw new AssertionError(d);
+    }
+  }
+
+  /** Exits without an outcome: records busy when there is work, ends this process's children, halts. */
+  private void exitOrphaned() {
+    synchronized (this) {
+      if (writingOutcome || exiting) {
+        return;
+      }
+      exiting = true;
+      if (work.isBusy()) {
+        writeEvidence(new RevivalGate.Refresh.Write(new RevivalGate.BusyRecord(true, System.currentTimeMillis())));
+      }
+      notifyAll();
+    }
+    Children.terminate(Children.ofThisProcess(), childDrainMs);
+    selfExit = true;
+    Runtime.getRuntime().halt(ORPHANED);
+  }
+
+  // ------------------------------------------------------------------ TERM
+
+  /** The daemon's TERM: ask the type to stop, give it the teardown, then end the children. */
+  private void onTerm() {
+    if (selfExit) {
+      return;
+    }
+    HostLog.info("TERM: stopping (teardown " + teardownMs + " ms)");
+    requestStop(teardownMs);
+    try {
+      boolean done = finished.await(teardownMs, TimeUnit.MILLISECONDS);
+      if (!done) {
+        HostLog.info("the worker type did not finish within the teardown: no outcome");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    Children.terminate(Children.ofThisProcess(), childDrainMs);
+  }
+
+  void markSelfExit() {
+    selfExit = true;
+  }
+
+  // ------------------------------------------------------------------ sending
+
+  private void send(Message.ToDaemon m) {
+    ProtocolClient c;
+    synchronized (this) {
+      c = client;
+    }
+    if (c != null) {
+      send(c, m);
+    }
+  }
+
+  private void send(ProtocolClient c, Message.ToDaemon m) {
+    try {
+      c.send(m);
+    } catch (IOException e) {
+      c.close();
+    }
+  }
+
+  // ------------------------------------------------------------------ the context
+
+  private final class Context implements WorkContext {
+    private final JsonNode payload;
+
+    Context(JsonNode payload) {
+      this.payload = payload != null ? payload : JsonNodeFactory.instance.objectNode();
+    }
+
+    @Override
+    public String runId() {
+      return args.run();
+    }
+
+    @Override
+    public Optional<TicketId> ticketId() {
+      return args.ticket();
+    }
+
+    @Override
+    public Optional<String> session() {
+      return args.session();
+    }
+
+    @Override
+    public int attempt() {
+      return args.attempt();
+    }
+
+    @Override
+    public JsonNode payload() {
+      return payload;
+    }
+
+    @Override
+    public Path runDirectory() {
+      return dir.path();
+    }
+
+    @Override
+    public Optional<Work> busy(WorkSet.Kind kind, String id) throws InterruptedException {
+      return admit(kind, id);
+    }
+
+    @Override
+    public void progress(String message) {
+      control.execute(() -> sendIfWelcomed(new Message.Progress(message, OptionalDouble.empty())));
+    }
+
+    @Override
+    public void progress(String message, double fraction) {
+      Message.Progress p = new Message.Progress(message, OptionalDouble.of(fraction));
+      control.execute(() -> sendIfWelcomed(p));
+    }
+
+    @Override
+    public boolean stopRequested() {
+      synchronized (Host.this) {
+        return stopRequested;
+      }
+    }
+
+    @Override
+    public boolean awaitStop(long timeoutMs) throws InterruptedException {
+      long deadline = nowMonoMs() + timeoutMs;
+      synchronized (Host.this) {
+        while (!stopRequested) {
+          long left = deadline - nowMonoMs();
+          if (left <= 0) {
+            return false;
+          }
+          Host.this.wait(left);
+        }
+        return true;
+      }
+    }
+
+    @Override
+    public boolean quiesced() {
+      synchronized (Host.this) {
+        return !gate.onTick(nowMonoMs()).isOpen();
+      }
+    }
+
+    @Override
+    public void addListener(Listener listener) {
+      listeners.add(listener);
+      long grace;
+      synchronized (Host.this) {
+        if (!stopRequested) {
+          return;
+        }
+        grace = stopGraceMs;
+      }
+      listener.stopRequested(grace);
+    }
+  }
+
+  private void sendIfWelcomed(Message.ToDaemon m) {
+    synchronized (this) {
+      if (!welcomed) {
+        return;
+      }
+    }
+    send(m);
+  }
+}

@@ -1,0 +1,223 @@
+package dev.vigil.worker.host;
+
+import dev.vigil.coordination.RunId;
+import dev.vigil.coordination.TicketId;
+import dev.vigil.supervisor.Durations;
+import dev.vigil.supervisor.TimeoutLattice;
+import dev.vigil.supervisor.TimeoutLattice.Timeout;
+import java.io.File;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * The command line of a worker host ({@link WorkerMain}). It carries ids, never secrets: the run
+ * token travels in the environment variable {@code VIGIL_RUN_TOKEN} (C9).
+ *
+ * <pre>
+ * WorkerMain --home DIR --run RUN-ID --type NAME --build BUILD
+ *            [--ticket T-ID] [--session NAME] [--attempt N] [--socket PATH]
+ *            [--timeout NAME=DURATION]…
+ * </pre>
+ *
+ * @param home     Vigil's home; the run directory is {@code <home>/runs/<run>}
+ * @param run      the run id, also the run directory's name (e.g. {@code t-12.1})
+ * @param ticket   the ticket of a task run; derived from {@code run} when it reads as a run id
+ * @param session  the session of a service worker: hello names it instead of the run, and the run
+ *                 is not work by itself (the type declares its work)
+ * @param attempt  which attempt this run is, from 1
+ * @param type     the worker type's name
+ * @param build    the build of the daemon that launched the worker, sent in hello (S6)
+ * @param socket   the daemon's socket, {@code <home>/vigil.sock} by default
+ * @param timeouts timeouts that differ from the defaults, by configuration name; with the defaults
+ *                 they must pass {@link TimeoutLattice} validation (S2). The host reads
+ *                 {@code launchHandoff}, {@code lostExit}, {@code quiesceHold}, {@code busyRefresh},
+ *                 {@code workerTeardown} and {@code childDrain}.
+ */
+public record WorkerArgs(Path home, String run, Optional<TicketId> ticket, Optional<String> session, int attempt,
+    String type, String build, Path socket, Map<Timeout, Long> timeouts) {
+  /** The worker host's main class. */
+  public static final String MAIN_CLASS = "dev.vigil.worker.host.WorkerMain";
+
+  /**
+   * JVM flags for a small, fast-starting worker host: C1 only, serial GC, the default CDS archive,
+   * a small heap and thread stacks, no perf-data file.
+   */
+  public static final List<String> FAST_START_FLAGS = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
+      "-Xshare:auto", "-Xms8m", "-Xmx64m", "-Xss512k", "-XX:ReservedCodeCacheSize=16m", "-XX:-UsePerfData");
+
+  private static final Pattern TYPE_NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
+
+  public WorkerArgs {
+    Objects.requireNonNull(home, "home");
+    Objects.requireNonNull(run, "run");
+    Objects.requireNonNull(ticket, "ticket");
+    Objects.requireNonNull(session, "session");
+    Objects.requireNonNull(type, "type");
+    Objects.requireNonNull(build, "build");
+    Objects.requireNonNull(socket, "socket");
+    Objects.requireNonNull(timeouts, "timeouts");
+    if (attempt < 1) {
+      throw new IllegalArgumentException("--attempt (" + attempt + ") must be >= 1");
+    }
+    if (!TYPE_NAME.matcher(type).matches()) {
+      throw new IllegalArgumentException("--type '" + type + "' must be 1-64 letters, digits, '.', '_' or '-'");
+    }
+    if (build.isBlank()) {
+      throw new IllegalArgumentException("--build must not be blank");
+    }
+    if (session.isPresent() && session.get().isBlank()) {
+      throw new IllegalArgumentException("--session must not be blank");
+    }
+    if (ticket.isEmpty() && session.isEmpty()) {
+      ticket = ticketOf(run);
+    }
+    EnumMap<Timeout, Long> t = new EnumMap<>(Timeout.class);
+    t.putAll(timeouts);
+    timeouts = Collections.unmodifiableMap(t);
+    new TimeoutLattice(timeouts, TimeoutLattice.DEFAULT_RESTART_GIVE_UP_COUNT);
+  }
+
+  /** The arguments of a task run with default timeouts. */
+  public static WorkerArgs task(Path home, RunId run, int attempt, String type, String build) {
+    return new WorkerArgs(home, run.toString(), Optional.of(run.ticket()), Optional.empty(), attempt, type, build,
+        home.resolve("vigil.sock"), Map.of());
+  }
+
+  /** These arguments with one timeout changed. */
+  public WorkerArgs withTimeout(Timeout timeout, long ms) {
+    return withTimeouts(Map.of(timeout, ms));
+  }
+
+  /** These arguments with some timeouts changed at once (each step of a chain must be valid on its own). */
+  public WorkerArgs withTimeouts(Map<Timeout, Long> changed) {
+    Map<Timeout, Long> t = new EnumMap<>(Timeout.class);
+    t.putAll(timeouts);
+    t.putAll(changed);
+    return new WorkerArgs(home, run, ticket, session, attempt, type, build, socket, t);
+  }
+
+  /** These arguments for a session's worker. */
+  public WorkerArgs withSession(String name) {
+    return new WorkerArgs(home, run, Optional.empty(), Optional.of(name), attempt, type, build, socket, timeouts);
+  }
+
+  /** The validated timeouts: the defaults with {@link #timeouts()} over them. */
+  public TimeoutLattice lattice() {
+    return new TimeoutLattice(timeouts, TimeoutLattice.DEFAULT_RESTART_GIVE_UP_COUNT);
+  }
+
+  /** The arguments after the main class. */
+  public List<String> toArgv() {
+    List<String> a = new ArrayList<>(List.of("--home", home.toString(), "--run", run, "--type", type, "--build", build,
+        "--attempt", Integer.toString(attempt), "--socket", socket.toString()));
+    ticket.ifPresent(t -> a.addAll(List.of("--ticket", t.toString())));
+    session.ifPresent(s -> a.addAll(List.of("--session", s)));
+    timeouts.forEach((k, v) -> a.addAll(List.of("--timeout", k.configName() + "=" + Durations.format(v))));
+    return a;
+  }
+
+  /**
+   * The whole command line of a worker host: {@code java <jvmFlags> -cp <classpath> WorkerMain <args>}.
+   *
+   * @param java      the java launcher, e.g. {@code <java.home>/bin/java}
+   * @param jvmFlags  e.g. {@link #FAST_START_FLAGS}
+   * @param classpath the worker-runtime classpath plus the jars of custom worker types; relative
+   *                  entries are made absolute here, since the worker runs in its run directory
+   */
+  public List<String> command(Path java, List<String> jvmFlags, String classpath) {
+    List<String> c = new ArrayList<>();
+    c.add(java.toString());
+    c.addAll(jvmFlags);
+    c.add("-cp");
+    List<String> entries = new ArrayList<>();
+    for (String e : classpath.split(File.pathSeparator)) {
+      if (!e.isEmpty()) {
+        entries.add(Path.of(e).toAbsolutePath().toString());
+      }
+    }
+    c.add(String.join(File.pathSeparator, entries));
+    c.add(MAIN_CLASS);
+    c.addAll(toArgv());
+    return c;
+  }
+
+  /**
+   * Reads a command line.
+   *
+   * @throws IllegalArgumentException with a one-line message naming the bad argument
+   */
+  public static WorkerArgs parse(String[] argv) {
+    Path home = null;
+    String run = null;
+    String type = null;
+    String build = null;
+    Path socket = null;
+    Optional<TicketId> ticket = Optional.empty();
+    Optional<String> session = Optional.empty();
+    int attempt = 1;
+    Map<Timeout, Long> timeouts = new EnumMap<>(Timeout.class);
+    for (int i = 0; i < argv.length; i += 2) {
+      String flag = argv[i];
+      if (i + 1 >= argv.length) {
+        throw new IllegalArgumentException(flag + " needs a value");
+      }
+      String value = argv[i + 1];
+      switch (flag) {
+        case "--home" -> home = Path.of(value);
+        case "--run" -> run = value;
+        case "--type" -> type = value;
+        case "--build" -> build = value;
+        case "--socket" -> socket = Path.of(value);
+        case "--ticket" -> ticket = Optional.of(TicketId.parse(value));
+        case "--session" -> session = Optional.of(value);
+        case "--attempt" -> attempt = parseInt(flag, value);
+        case "--timeout" -> {
+          int eq = value.indexOf('=');
+          String name = eq < 0 ? value : value.substring(0, eq);
+          Timeout t = Timeout.byConfigName(name)
+              .orElseThrow(() -> new IllegalArgumentException("--timeout: no timeout is called '" + name + "'"));
+          if (eq < 0) {
+            throw new IllegalArgumentException("--timeout " + name + " needs =DURATION, e.g. " + name + "=30s");
+          }
+          timeouts.put(t, Durations.parse(value.substring(eq + 1)));
+        }
+        default -> throw new IllegalArgumentException("unknown argument " + flag);
+      }
+    }
+    require(home, "--home");
+    require(run, "--run");
+    require(type, "--type");
+    require(build, "--build");
+    return new WorkerArgs(home, run, ticket, session, attempt, type, build,
+        socket != null ? socket : home.resolve("vigil.sock"), timeouts);
+  }
+
+  private static void require(Object value, String flag) {
+    if (value == null) {
+      throw new IllegalArgumentException(flag + " is required");
+    }
+  }
+
+  private static int parseInt(String flag, String value) {
+    try {
+      return Integer.parseInt(value);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(flag + " '" + value + "' must be a whole number");
+    }
+  }
+
+  private static Optional<TicketId> ticketOf(String run) {
+    try {
+      return Optional.of(RunId.parse(run).ticket());
+    } catch (IllegalArgumentException e) {
+      return Optional.empty();
+    }
+  }
+}

@@ -1,0 +1,45 @@
+package dev.vigil.worker.host;
+
+import dev.vigil.worker.protocol.RunToken;
+
+/**
+ * The worker host process (DESIGN §5): {@code java <WorkerArgs.FAST_START_FLAGS> -cp … 
+ * dev.vigil.worker.host.WorkerMain <WorkerArgs.toArgv()>}, started by the daemon through
+ * {@code Processes.launch} in its own session.
+ *
+ * <p>Inputs: the arguments of {@link WorkerArgs} (ids, the type, the daemon's build, the socket and
+ * timeouts; no secrets); the run token in the environment variable {@code VIGIL_RUN_TOKEN} (C9);
+ * the payload in {@code <home>/runs/<run>/payload.json}, written by the daemon before the launch
+ * (absent: an empty object). The run directory must exist ({@code RunDirectory.create}).
+ *
+ * <p>Exit status: 0 outcome written; 1 host failure; 2 bad arguments or no token; 3 the reservation
+ * is held by another process; 4 never confirmed, no work done (Q3); 5 supervisor lost past the
+ * window or adoption denied after the start, no outcome, work resumable (S4, S6). Killed by TERM:
+ * 143 after the teardown; the outcome is written if the type returned one in time.
+ *
+ * <p>The life it follows is described on the host's state machine ({@code Host}).
+ */
+public final class WorkerMain {
+  private WorkerMain() {}
+
+  public static void main(String[] argv) throws InterruptedException {
+    WorkerArgs args;
+    try {
+      args = WorkerArgs.parse(argv);
+    } catch (IllegalArgumentException e) {
+      System.err.println("vigil-worker: " + e.getMessage());
+      System.exit(Host.USAGE);
+      return;
+    }
+    String token = System.getenv(RunToken.ENV);
+    if (token == null || token.isEmpty()) {
+      System.err.println("vigil-worker: " + RunToken.ENV + " is not set (the run token comes only from the environment)");
+      System.exit(Host.USAGE);
+      return;
+    }
+    Host host = new Host(args, token);
+    int status = host.run();
+    host.markSelfExit();
+    System.exit(status);
+  }
+}

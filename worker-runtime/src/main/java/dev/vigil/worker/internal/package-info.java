@@ -1,0 +1,2 @@
+/** Helpers shared by worker-runtime's packages; not an API, may change without notice. */
+package dev.vigil.worker.internal;

@@ -1,0 +1,311 @@
+package dev.vigil.worker.protocol;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.vigil.coordination.Verdict;
+import dev.vigil.supervisor.WorkSet;
+import dev.vigil.worker.Outcome;
+import dev.vigil.worker.internal.Json;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.OptionalDouble;
+
+/**
+ * Frames to and from JSON ({@link Json}, no {@code ObjectMapper}). Decoding is strict: malformed JSON, duplicate keys, trailing data, a
+ * missing or other version, an unknown op and a field of the wrong type are each a one-line reason
+ * ({@link Decoded.Bad}); fields the op does not define are ignored (newer senders within version 1).
+ */
+final class Codec {
+  /** The protocol version every frame carries as {@code "v"}. */
+  static final int VERSION = 1;
+  /** Longest reason text in an error frame, characters. */
+  private static final int MAX_REASON = 300;
+
+  private Codec() {}
+
+  /** A decoded frame, or why it was refused. */
+  sealed interface Decoded<M extends Message> {
+    record Ok<M extends Message>(M message) implements Decoded<M> {}
+
+    record Bad<M extends Message>(String reason) implements Decoded<M> {}
+  }
+
+  // ------------------------------------------------------------------ encode
+
+  static byte[] encodeLine(Message m) {
+    byte[] json = Json.write(encode(m));
+    byte[] line = new byte[json.length + 1];
+    System.arraycopy(json, 0, line, 0, json.length);
+    line[json.length] = '\n';
+    return line;
+  }
+
+  static ObjectNode encode(Message m) {
+    ObjectNode n = Json.object().put("v", VERSION).put("op", m.op());
+    if (m instanceof Message.Hello h) {
+      n.put(h.subject() instanceof Subject.Session ? "session" : "run", h.subject().id())
+          .put("token", h.token()).put("build", h.build()).put("pid", h.pid());
+    } else if (m instanceof Message.Busy b) {
+      ArrayNode work = n.putArray("work");
+      for (WorkSet.Item i : b.work().items()) {
+        work.addObject().put("kind", kindName(i.kind())).put("id", i.id());
+      }
+    } else if (m instanceof Message.Progress p) {
+      n.put("message", p.message());
+      p.fraction().ifPresent(f -> n.put("fraction", f));
+    } else if (m instanceof Message.OutcomeReport r) {
+      n.put("verdict", r.outcome().verdict().name()).put("detail", r.outcome().detail());
+      if (r.outcome() instanceof Outcome.Stalled s) {
+        n.put("untilMs", s.untilMs());
+      }
+    } else if (m instanceof Message.ClientHello h) {
+      n.put("version", h.version()).put("build", h.build()).put("protocol", h.protocol()).put("interactive", h.interactive());
+    } else if (m instanceof Message.Command c) {
+      c.args().properties().forEach(e -> n.set(e.getKey(), e.getValue()));
+    } else if (m instanceof Message.Shutdown s) {
+      n.put("ifIdle", s.ifIdle());
+    } else if (m instanceof Message.Welcome w) {
+      n.put("build", w.build()).put("go", w.go());
+    } else if (m instanceof Message.AdoptDenied a) {
+      n.put("reason", a.reason());
+    } else if (m instanceof Message.Stop s) {
+      n.put("graceMs", s.graceMs());
+    } else if (m instanceof Message.Capabilities c) {
+      ArrayNode caps = n.putArray("capabilities");
+      c.capabilities().forEach(caps::add);
+      n.put("build", c.build()).put("version", c.version()).put("protocol", c.protocol());
+    } else if (m instanceof Message.Reply r) {
+      r.body().properties().forEach(e -> n.set(e.getKey(), e.getValue()));
+    } else if (m instanceof Message.Error e) {
+      n.put("reason", e.reason());
+    } else if (!(m instanceof Message.Idle || m instanceof Message.Quiesced || m instanceof Message.Quiesce
+        || m instanceof Message.Release)) {
+      throw new AssertionError(m);
+    }
+    return n;
+  }
+
+  static String kindName(WorkSet.Kind kind) {
+    return kind.name().toLowerCase(Locale.ROOT);
+  }
+
+  // ------------------------------------------------------------------ decode
+
+  /** A frame sent to the daemon (by a worker or a client). */
+  static Decoded<Message.ToDaemon> decodeToDaemon(byte[] frame) {
+    return decode(frame, Codec::toDaemon);
+  }
+
+  /** A frame sent by the daemon. */
+  static Decoded<Message.FromDaemon> decodeFromDaemon(byte[] frame) {
+    return decode(frame, Codec::fromDaemon);
+  }
+
+  private interface Reader<M> {
+    M read(String op, ObjectNode n);
+  }
+
+  private static <M extends Message> Decoded<M> decode(byte[] frame, Reader<M> reader) {
+    JsonNode tree;
+    try {
+      tree = Json.parse(frame);
+    } catch (IOException e) {
+      String why = e instanceof JsonProcessingException j ? j.getOriginalMessage() : e.getMessage();
+      return new Decoded.Bad<>("malformed JSON: " + oneLine(why));
+    }
+    if (!tree.isObject()) {
+      return new Decoded.Bad<>("a frame must be a JSON object");
+    }
+    ObjectNode n = (ObjectNode) tree;
+    JsonNode v = n.get("v");
+    if (v == null || !v.isIntegralNumber() || !v.canConvertToInt() || v.intValue() != VERSION) {
+      return new Decoded.Bad<>("field 'v' must be " + VERSION + " (protocol version)");
+    }
+    JsonNode op = n.get("op");
+    if (op == null || !op.isTextual()) {
+      return new Decoded.Bad<>("field 'op' must be a string");
+    }
+    try {
+      return new Decoded.Ok<>(reader.read(op.textValue(), n));
+    } catch (IllegalArgumentException e) {
+      return new Decoded.Bad<>(oneLine(e.getMessage()));
+    }
+  }
+
+  private static Message.ToDaemon toDaemon(String op, ObjectNode n) {
+    return switch (op) {
+      case "hello" -> n.has("run") || n.has("session") ? workerHello(op, n)
+          : new Message.ClientHello(text(op, n, "version"), text(op, n, "build"), integral(op, n, "protocol"),
+              bool(op, n, "interactive"));
+      case "busy" -> new Message.Busy(work(op, n));
+      case "idle" -> new Message.Idle();
+      case "progress" -> new Message.Progress(text(op, n, "message"), fraction(op, n));
+      case "outcome" -> new Message.OutcomeReport(outcome(op, n));
+      case "quiesced" -> new Message.Quiesced();
+      case "shutdown" -> new Message.Shutdown(bool(op, n, "ifIdle"));
+      default -> {
+        if (!Message.Command.OPS.contains(op)) {
+          throw new IllegalArgumentException("unknown op '" + cut(op) + "'");
+        }
+        yield new Message.Command(op, n);
+      }
+    };
+  }
+
+  private static Message.Hello workerHello(String op, ObjectNode n) {
+    if (n.has("run") && n.has("session")) {
+      throw bad(op, "names both 'run' and 'session'");
+    }
+    Subject subject = n.has("run") ? new Subject.Run(nonBlank(op, n, "run")) : new Subject.Session(nonBlank(op, n, "session"));
+    return new Message.Hello(subject, text(op, n, "token"), text(op, n, "build"), positive(op, n, "pid"));
+  }
+
+  private static Message.FromDaemon fromDaemon(String op, ObjectNode n) {
+    return switch (op) {
+      case "welcome" -> new Message.Welcome(text(op, n, "build"), bool(op, n, "go"));
+      case "adopt-denied" -> new Message.AdoptDenied(text(op, n, "reason"));
+      case "quiesce" -> new Message.Quiesce();
+      case "release" -> new Message.Release();
+      case "stop" -> {
+        long grace = integral(op, n, "graceMs");
+        if (grace < 0) {
+          throw bad(op, "field 'graceMs' must be >= 0");
+        }
+        yield new Message.Stop(grace);
+      }
+      case "capabilities" -> new Message.Capabilities(strings(op, n, "capabilities"), text(op, n, "build"),
+          text(op, n, "version"), integral(op, n, "protocol"));
+      case "reply" -> new Message.Reply(n);
+      case "error" -> new Message.Error(text(op, n, "reason"));
+      default -> throw new IllegalArgumentException("unknown op '" + cut(op) + "'");
+    };
+  }
+
+  private static List<String> strings(String op, ObjectNode n, String field) {
+    JsonNode arr = n.get(field);
+    if (arr == null || !arr.isArray()) {
+      throw bad(op, "field '" + field + "' must be an array of strings");
+    }
+    List<String> list = new ArrayList<>();
+    for (JsonNode c : arr) {
+      if (!c.isTextual()) {
+        throw bad(op, "field '" + field + "' must be an array of strings");
+      }
+      list.add(c.textValue());
+    }
+    return list;
+  }
+
+  private static String nonBlank(String op, ObjectNode n, String field) {
+    String s = text(op, n, field);
+    if (s.isBlank()) {
+      throw bad(op, "field '" + field + "' must not be blank");
+    }
+    return s;
+  }
+
+  private static WorkSet work(String op, ObjectNode n) {
+    JsonNode arr = n.get("work");
+    if (arr == null || !arr.isArray()) {
+      throw bad(op, "field 'work' must be an array of {kind, id}");
+    }
+    WorkSet work = WorkSet.EMPTY;
+    for (JsonNode item : arr) {
+      if (!item.isObject()) {
+        throw bad(op, "field 'work' must be an array of {kind, id}");
+      }
+      String kind = text(op, (ObjectNode) item, "kind");
+      WorkSet.Kind k = null;
+      for (WorkSet.Kind candidate : WorkSet.Kind.values()) {
+        if (kindName(candidate).equals(kind)) {
+          k = candidate;
+        }
+      }
+      if (k == null) {
+        throw bad(op, "work kind '" + cut(kind) + "' is not one of run, queued_input, admitted_run_start, background_job, unsettled_child");
+      }
+      work = work.plus(k, text(op, (ObjectNode) item, "id"));
+    }
+    return work;
+  }
+
+  /** The verdicts a worker may report. */
+  private static final List<Verdict> WORKER_VERDICTS = List.of(Verdict.SUCCEEDED, Verdict.FAILED, Verdict.PERMANENT_FAILURE,
+      Verdict.STALLED, Verdict.BLOCKED);
+
+  private static Outcome outcome(String op, ObjectNode n) {
+    String v = text(op, n, "verdict");
+    Verdict verdict = WORKER_VERDICTS.stream().filter(w -> w.name().equals(v)).findFirst()
+        .orElseThrow(() -> bad(op, "verdict '" + cut(v) + "' is not one of SUCCEEDED, FAILED, PERMANENT_FAILURE, STALLED, BLOCKED"));
+    long until = verdict == Verdict.STALLED ? integral(op, n, "untilMs") : 0;
+    if (until < 0) {
+      throw bad(op, "field 'untilMs' must be >= 0");
+    }
+    try {
+      return Outcome.of(verdict, text(op, n, "detail"), until);
+    } catch (IllegalArgumentException e) {
+      throw bad(op, e.getMessage());
+    }
+  }
+
+  private static OptionalDouble fraction(String op, ObjectNode n) {
+    JsonNode f = n.get("fraction");
+    if (f == null || f.isNull()) {
+      return OptionalDouble.empty();
+    }
+    if (!f.isNumber() || !(f.doubleValue() >= 0 && f.doubleValue() <= 1)) {
+      throw bad(op, "field 'fraction' must be a number in [0, 1]");
+    }
+    return OptionalDouble.of(f.doubleValue());
+  }
+
+  private static String text(String op, ObjectNode n, String field) {
+    JsonNode f = n.get(field);
+    if (f == null || !f.isTextual()) {
+      throw bad(op, "field '" + field + "' must be a string");
+    }
+    return f.textValue();
+  }
+
+  private static long integral(String op, ObjectNode n, String field) {
+    JsonNode f = n.get(field);
+    if (f == null || !f.isIntegralNumber() || !f.canConvertToLong()) {
+      throw bad(op, "field '" + field + "' must be an integer");
+    }
+    return f.longValue();
+  }
+
+  private static long positive(String op, ObjectNode n, String field) {
+    long v = integral(op, n, field);
+    if (v <= 0) {
+      throw bad(op, "field '" + field + "' must be > 0");
+    }
+    return v;
+  }
+
+  private static boolean bool(String op, ObjectNode n, String field) {
+    JsonNode f = n.get(field);
+    if (f == null || !f.isBoolean()) {
+      throw bad(op, "field '" + field + "' must be true or false");
+    }
+    return f.booleanValue();
+  }
+
+  private static IllegalArgumentException bad(String op, String why) {
+    return new IllegalArgumentException(op + ": " + why);
+  }
+
+  private static String cut(String s) {
+    return s.length() <= 40 ? s : s.substring(0, 40) + "…";
+  }
+
+  /** A reason on one line, at most {@link #MAX_REASON} characters. */
+  static String oneLine(String s) {
+    String line = String.valueOf(s).replaceAll("[\\r\\n\\t]+", " ").trim();
+    return line.length() <= MAX_REASON ? line : line.substring(0, MAX_REASON) + "…";
+  }
+}

@@ -1,0 +1,262 @@
+package dev.vigil.worker.protocol;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.vigil.supervisor.WorkSet;
+import dev.vigil.worker.Outcome;
+import java.util.List;
+import java.util.Objects;
+import java.util.OptionalDouble;
+import java.util.Set;
+
+/**
+ * Every frame of the socket protocol (DESIGN §6), one record per op. On the wire each is one line
+ * of JSON {@code {"v":1,"op":"<op>", …fields}}; {@link #op()} names it. Which side may send which
+ * message is fixed: {@link ToDaemon} from workers and clients, {@link FromDaemon} from the daemon.
+ */
+public sealed interface Message {
+  /** The op on the wire. */
+  String op();
+
+  /** A frame a worker or a client sends to the daemon. */
+  sealed interface ToDaemon extends Message {}
+
+  /** A frame from a worker, accepted only after its {@link Hello} proved its token (C9). */
+  sealed interface FromWorker extends ToDaemon {}
+
+  /** A frame from a control client, accepted only after its {@link ClientHello}. */
+  sealed interface FromClient extends ToDaemon {}
+
+  /** A frame the daemon sends to a worker or a client. */
+  sealed interface FromDaemon extends Message {}
+
+  // ------------------------------------------------------------------ worker → daemon
+
+  /**
+   * {@code hello{run|session, token, build, pid}}: a worker introduces itself. The token is checked
+   * against the stored hash of the subject's token; a token of another run is denied (C9).
+   */
+  record Hello(Subject subject, String token, String build, long pid) implements FromWorker {
+    public Hello {
+      Objects.requireNonNull(subject, "subject");
+      Objects.requireNonNull(token, "token");
+      Objects.requireNonNull(build, "build");
+      if (pid <= 0) {
+        throw new IllegalArgumentException("pid (" + pid + ") must be > 0");
+      }
+    }
+
+    @Override
+    public String op() {
+      return "hello";
+    }
+
+    @Override
+    public String toString() {
+      return "Hello[" + subject + ", token=…, build=" + build + ", pid=" + pid + "]";
+    }
+  }
+
+  /** {@code busy{work:[{kind,id}…]}}: work in flight (busy evidence, S3); also the busy answer to {@code quiesce} (S5). */
+  record Busy(WorkSet work) implements FromWorker {
+    public Busy {
+      Objects.requireNonNull(work, "work");
+    }
+
+    @Override
+    public String op() {
+      return "busy";
+    }
+  }
+
+  /** {@code idle}: the worker has no work in flight. */
+  record Idle() implements FromWorker {
+    @Override
+    public String op() {
+      return "idle";
+    }
+  }
+
+  /** {@code progress{message, fraction?}}: fraction in {@code [0,1]} when present. */
+  record Progress(String message, OptionalDouble fraction) implements FromWorker {
+    public Progress {
+      Objects.requireNonNull(message, "message");
+      Objects.requireNonNull(fraction, "fraction");
+      if (fraction.isPresent() && !(fraction.getAsDouble() >= 0 && fraction.getAsDouble() <= 1)) {
+        throw new IllegalArgumentException("fraction (" + fraction.getAsDouble() + ") must be in [0, 1]");
+      }
+    }
+
+    @Override
+    public String op() {
+      return "progress";
+    }
+  }
+
+  /**
+   * {@code outcome{verdict, detail, untilMs?}}: sent only after {@code outcome.json} is durable
+   * (effect before receipt); {@code untilMs} is present exactly for STALLED.
+   */
+  record OutcomeReport(Outcome outcome) implements FromWorker {
+    public OutcomeReport {
+      Objects.requireNonNull(outcome, "outcome");
+    }
+
+    @Override
+    public String op() {
+      return "outcome";
+    }
+  }
+
+  /** {@code quiesced}: the worker was idle, closed its run gate and answers quiesce (S5). */
+  record Quiesced() implements FromWorker {
+    @Override
+    public String op() {
+      return "quiesced";
+    }
+  }
+
+  // ------------------------------------------------------------------ client → daemon
+
+  /** {@code hello{version, build, protocol, interactive}}: a control client introduces itself. */
+  record ClientHello(String version, String build, long protocol, boolean interactive) implements FromClient {
+    public ClientHello {
+      Objects.requireNonNull(version, "version");
+      Objects.requireNonNull(build, "build");
+    }
+
+    @Override
+    public String op() {
+      return "hello";
+    }
+  }
+
+  /**
+   * A control command (DESIGN §6): one of {@link #OPS}; its fields, other than {@code v} and
+   * {@code op}, are passed as {@code args} for the daemon to validate.
+   */
+  record Command(String op, ObjectNode args) implements FromClient {
+    /** The command ops. */
+    public static final Set<String> OPS = Set.of("submit", "status", "list", "show", "park", "unpark", "hold",
+        "release", "cancel");
+
+    public Command {
+      Objects.requireNonNull(op, "op");
+      Objects.requireNonNull(args, "args");
+      if (!OPS.contains(op)) {
+        throw new IllegalArgumentException("unknown command '" + op + "'");
+      }
+      args = args.deepCopy();
+      args.remove("v");
+      args.remove("op");
+    }
+  }
+
+  /** {@code shutdown{ifIdle}}: replacement asks the daemon to exit only if every worker quiesces (S5, S8). */
+  record Shutdown(boolean ifIdle) implements FromClient {
+    @Override
+    public String op() {
+      return "shutdown";
+    }
+  }
+
+  // ------------------------------------------------------------------ daemon → worker / client
+
+  /**
+   * {@code welcome{build, go}}: the daemon accepts a worker. With {@code go} false the worker waits;
+   * it begins user work only after a welcome with {@code go} true, sent once {@code start} is
+   * recorded (Q3).
+   */
+  record Welcome(String build, boolean go) implements FromDaemon {
+    public Welcome {
+      Objects.requireNonNull(build, "build");
+    }
+
+    @Override
+    public String op() {
+      return "welcome";
+    }
+  }
+
+  /** {@code adopt-denied{reason}}: the daemon will not adopt this worker (e.g. another build, S6). */
+  record AdoptDenied(String reason) implements FromDaemon {
+    public AdoptDenied {
+      Objects.requireNonNull(reason, "reason");
+    }
+
+    @Override
+    public String op() {
+      return "adopt-denied";
+    }
+  }
+
+  /** {@code quiesce}: answer {@code quiesced} when idle, {@code busy} otherwise (S5). */
+  record Quiesce() implements FromDaemon {
+    @Override
+    public String op() {
+      return "quiesce";
+    }
+  }
+
+  /** {@code release}: reopen the run gate now (S5). */
+  record Release() implements FromDaemon {
+    @Override
+    public String op() {
+      return "release";
+    }
+  }
+
+  /** {@code stop{graceMs}}: finish up; the group is KILLed after {@code graceMs}. */
+  record Stop(long graceMs) implements FromDaemon {
+    public Stop {
+      if (graceMs < 0) {
+        throw new IllegalArgumentException("graceMs (" + graceMs + ") must be >= 0");
+      }
+    }
+
+    @Override
+    public String op() {
+      return "stop";
+    }
+  }
+
+  /** {@code capabilities{capabilities:[…], build, version, protocol}}: the daemon's answer to a client hello. */
+  record Capabilities(List<String> capabilities, String build, String version, long protocol) implements FromDaemon {
+    public Capabilities {
+      capabilities = List.copyOf(capabilities);
+      Objects.requireNonNull(build, "build");
+      Objects.requireNonNull(version, "version");
+    }
+
+    @Override
+    public String op() {
+      return "capabilities";
+    }
+  }
+
+  /** {@code reply{…}}: the daemon's answer to a command; its fields are the daemon's to define. */
+  record Reply(ObjectNode body) implements FromDaemon {
+    public Reply {
+      Objects.requireNonNull(body, "body");
+      body = body.deepCopy();
+      body.remove("v");
+      body.remove("op");
+    }
+
+    @Override
+    public String op() {
+      return "reply";
+    }
+  }
+
+  /** {@code error{reason}}: the frame just received was refused and changed nothing. */
+  record Error(String reason) implements FromDaemon {
+    public Error {
+      Objects.requireNonNull(reason, "reason");
+    }
+
+    @Override
+    public String op() {
+      return "error";
+    }
+  }
+}

@@ -1,0 +1,368 @@
+package dev.vigil.worker.rundir;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.vigil.coordination.ProcessIdentity;
+import dev.vigil.coordination.Verdict;
+import dev.vigil.supervisor.WorkSet;
+import dev.vigil.worker.Outcome;
+import dev.vigil.worker.internal.Json;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * A run directory {@code <home>/runs/<run-id>/} (0700; every file 0600), DESIGN §5:
+ *
+ * <ol>
+ *   <li>{@code reservation.lock}: an exclusive OS file lock the worker holds for its whole life; a
+ *       free lock means no live worker (C5). {@link #isReserved()} tells it from any process
+ *       without disturbing the holder.
+ *   <li>{@code identity.json}: the worker's process identity, written after it holds the lock; the
+ *       daemon records {@code start} only after both (reservation handoff, Q3).
+ *   <li>{@code payload.json}: the ticket's payload, written by the daemon before the launch.
+ *   <li>{@code busy.json}: the worker's latest busy evidence (S3).
+ *   <li>{@code outcome.json}: the outcome, written before it is reported (temporary file, fsync,
+ *       atomic rename, fsync of the directory). A missing, truncated or corrupt file reads as
+ *       {@link OutcomeRead.None} with a diagnosis, never as an exception.
+ *   <li>{@code stdout.log}, {@code stderr.log}: the worker's output, appended to.
+ * </ol>
+ *
+ * <p>POSIX record locks belong to a process and are dropped when <em>any</em> descriptor of the file
+ * in that process is closed, so this JVM never opens a lock file it holds: held reservations are
+ * tracked (and kept reachable) here until closed, and probes and reservations in one JVM are
+ * serialised.
+ */
+public final class RunDirectory {
+  public static final String RESERVATION = "reservation.lock";
+  public static final String IDENTITY = "identity.json";
+  public static final String PAYLOAD = "payload.json";
+  public static final String BUSY = "busy.json";
+  public static final String OUTCOME = "outcome.json";
+  public static final String STDOUT = "stdout.log";
+  public static final String STDERR = "stderr.log";
+  /** Schema number written in every JSON file. */
+  static final int SCHEMA = 1;
+  /** Pause between reservation attempts while a probe briefly holds the lock, ms. */
+  private static final long RESERVE_RETRY_MS = 2;
+
+  private static final Pattern RUN_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
+
+  /** Serialises lock probes and reservations within this JVM. */
+  static final Object LOCKS = new Object();
+  /**
+   * Reservations this JVM holds, by lock file. The strong reference matters: a file channel that
+   * becomes unreachable is closed by its cleaner, which would drop the lock while the worker lives.
+   */
+  static final Map<Path, Reservation> HELD = new HashMap<>();
+
+  private final Path dir;
+  private final String runId;
+
+  private RunDirectory(Path dir, String runId) {
+    this.dir = dir;
+    this.runId = runId;
+  }
+
+  /** {@code <home>/runs}. */
+  public static Path runsOf(Path home) {
+    return home.toAbsolutePath().normalize().resolve("runs");
+  }
+
+  /**
+   * The run directory of {@code runId} under {@code home}, without touching the disk.
+   *
+   * @throws IllegalArgumentException when {@code runId} is not a safe directory name
+   */
+  public static RunDirectory of(Path home, String runId) {
+    Objects.requireNonNull(home, "home");
+    Objects.requireNonNull(runId, "runId");
+    if (!RUN_ID.matcher(runId).matches() || runId.contains("..")) {
+      throw new IllegalArgumentException("run id '" + runId + "' must be 1-128 letters, digits, '.', '_' or '-', "
+          + "start with a letter or digit, and not contain '..'");
+    }
+    return new RunDirectory(runsOf(home).resolve(runId), runId);
+  }
+
+  /**
+   * Creates the run directory of {@code runId} (0700, and {@code home} and {@code runs} when missing)
+   * with an empty reservation lock and logs (0600). Idempotent.
+   */
+  public static RunDirectory create(Path home, String runId) throws IOException {
+    RunDirectory rd = of(home, runId);
+    Files0600.directories(rd.dir);
+    Files0600.touch(rd.file(RESERVATION));
+    Files0600.touch(rd.file(STDOUT));
+    Files0600.touch(rd.file(STDERR));
+    return rd;
+  }
+
+  public Path path() {
+    return dir;
+  }
+
+  public String runId() {
+    return runId;
+  }
+
+  public Path stdoutLog() {
+    return file(STDOUT);
+  }
+
+  public Path stderrLog() {
+    return file(STDERR);
+  }
+
+  public Path file(String name) {
+    return dir.resolve(name);
+  }
+
+  // ---------------------------------------------------------------- reservation
+
+  /** Takes the reservation now, or empty when another process (or this one) holds it. */
+  public Optional<Reservation> tryReserve() throws IOException {
+    Path lockFile = file(RESERVATION);
+    synchronized (LOCKS) {
+      if (HELD.containsKey(lockFile)) {
+        return Optional.empty();
+      }
+      FileChannel ch = FileChannel.open(lockFile, Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE), Files0600.FILE);
+      FileLock lock;
+      try {
+        lock = ch.tryLock();
+      } catch (IOException | RuntimeException e) {
+        ch.close();
+        throw e;
+      }
+      if (lock == null) {
+        ch.close();
+        return Optional.empty();
+      }
+      Reservation r = new Reservation(lockFile, ch, lock);
+      HELD.put(lockFile, r);
+      return Optional.of(r);
+    }
+  }
+
+  /**
+   * Takes the reservation, retrying for up to {@code waitMs} while it is held: a probe from another
+   * process ({@link #isReserved()}) holds the lock for microseconds, a live worker for its life.
+   */
+  public Optional<Reservation> reserve(long waitMs) throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + waitMs * 1_000_000;
+    while (true) {
+      Optional<Reservation> r = tryReserve();
+      if (r.isPresent() || System.nanoTime() - deadline >= 0) {
+        return r;
+      }
+      Thread.sleep(RESERVE_RETRY_MS);
+    }
+  }
+
+  /**
+   * Whether a live process holds the reservation (C5). Tells it by taking a shared lock for an
+   * instant, so a worker reserving at that instant retries ({@link #reserve(long)}).
+   */
+  public boolean isReserved() throws IOException {
+    Path lockFile = file(RESERVATION);
+    synchronized (LOCKS) {
+      if (HELD.containsKey(lockFile)) {
+        return true;
+      }
+      try (FileChannel ch = FileChannel.open(lockFile, StandardOpenOption.READ)) {
+        FileLock probe = ch.tryLock(0, Long.MAX_VALUE, true);
+        if (probe == null) {
+          return true;
+        }
+        probe.release();
+        return false;
+      } catch (NoSuchFileException e) {
+        return false;
+      } catch (OverlappingFileLockException e) {
+        throw new IllegalStateException("lock of " + lockFile + " held in this JVM outside RunDirectory", e);
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- identity
+
+  public void writeIdentity(ProcessIdentity identity) throws IOException {
+    ObjectNode n = Json.object()
+        .put("v", SCHEMA)
+        .put("bootId", identity.bootId())
+        .put("pid", identity.pid())
+        .put("startTicks", identity.startTicks())
+        .put("pgid", identity.pgid());
+    write(IDENTITY, n);
+  }
+
+  /** The identity the worker wrote, or empty while there is none or it is unreadable. */
+  public Optional<ProcessIdentity> readIdentity() {
+    try {
+      JsonNode n = read(IDENTITY);
+      return Optional.of(new ProcessIdentity(Fields.text(n, "bootId"), Fields.integral(n, "pid"), Fields.integral(n, "startTicks"),
+          Fields.integral(n, "pgid")));
+    } catch (IOException | IllegalArgumentException e) {
+      return Optional.empty();
+    }
+  }
+
+  // ---------------------------------------------------------------- payload
+
+  public void writePayload(JsonNode payload) throws IOException {
+    write(PAYLOAD, Objects.requireNonNull(payload, "payload"));
+  }
+
+  /**
+   * The payload; an empty object when none was written.
+   *
+   * @throws IOException with a one-line message when the file is not JSON
+   */
+  public JsonNode readPayload() throws IOException {
+    try {
+      return read(PAYLOAD);
+    } catch (NoSuchFileException e) {
+      return Json.object();
+    } catch (JsonProcessingException e) {
+      throw new IOException(PAYLOAD + " is not JSON: " + e.getOriginalMessage());
+    }
+  }
+
+  // ---------------------------------------------------------------- busy evidence
+
+  public void writeBusy(BusyEvidence evidence) throws IOException {
+    ObjectNode n = Json.object()
+        .put("v", SCHEMA)
+        .put("busy", evidence.busy())
+        .put("atMs", evidence.atWallMs());
+    ArrayNode work = n.putArray("work");
+    for (WorkSet.Item i : evidence.work().items()) {
+      work.addObject().put("kind", i.kind().name()).put("id", i.id());
+    }
+    write(BUSY, n);
+  }
+
+  /** The latest busy evidence, or empty when there is none or it is unreadable (read permissively). */
+  public Optional<BusyEvidence> readBusy() {
+    try {
+      JsonNode n = read(BUSY);
+      WorkSet work = WorkSet.EMPTY;
+      for (JsonNode i : n.path("work")) {
+        work = work.plus(WorkSet.Kind.valueOf(Fields.text(i, "kind")), Fields.text(i, "id"));
+      }
+      return Optional.of(new BusyEvidence(Fields.bool(n, "busy"), Fields.integral(n, "atMs"), work));
+    } catch (IOException | IllegalArgumentException e) {
+      return Optional.empty();
+    }
+  }
+
+  // ---------------------------------------------------------------- outcome
+
+  /** Writes the outcome durably (see the class comment) before anyone is told of it. */
+  public void writeOutcome(RecordedOutcome recorded) throws IOException {
+    if (!recorded.runId().equals(runId)) {
+      throw new IllegalArgumentException("outcome of run " + recorded.runId() + " does not belong in run directory " + runId);
+    }
+    Outcome o = recorded.outcome();
+    ObjectNode n = Json.object()
+        .put("v", SCHEMA)
+        .put("run", recorded.runId())
+        .put("verdict", o.verdict().name())
+        .put("detail", o.detail())
+        .put("atMs", recorded.atWallMs());
+    if (o instanceof Outcome.Stalled s) {
+      n.put("untilMs", s.untilMs());
+    }
+    write(OUTCOME, n);
+  }
+
+  /** The outcome, or {@link OutcomeRead.None} with a diagnosis; never throws. */
+  public OutcomeRead readOutcome() {
+    JsonNode n;
+    try {
+      n = read(OUTCOME);
+    } catch (NoSuchFileException e) {
+      return new OutcomeRead.None("no " + OUTCOME + " in " + dir);
+    } catch (JsonProcessingException e) {
+      return new OutcomeRead.None(OUTCOME + " is corrupt or truncated: " + e.getOriginalMessage());
+    } catch (IOException | RuntimeException e) {
+      return new OutcomeRead.None(OUTCOME + " is unreadable: " + e);
+    }
+    try {
+      if (!n.isObject()) {
+        throw new IllegalArgumentException("not a JSON object");
+      }
+      long v = Fields.integral(n, "v");
+      if (v != SCHEMA) {
+        throw new IllegalArgumentException("schema " + v + " is not " + SCHEMA);
+      }
+      String run = Fields.text(n, "run");
+      if (!run.equals(runId)) {
+        throw new IllegalArgumentException("it names run " + run + ", not " + runId);
+      }
+      Verdict verdict = Verdict.valueOf(Fields.text(n, "verdict"));
+      long untilMs = verdict == Verdict.STALLED ? Fields.integral(n, "untilMs") : 0;
+      Outcome outcome = Outcome.of(verdict, Fields.text(n, "detail"), untilMs);
+      return new OutcomeRead.Recorded(new RecordedOutcome(run, outcome, Fields.integral(n, "atMs")));
+    } catch (IllegalArgumentException e) {
+      return new OutcomeRead.None(OUTCOME + " is invalid: " + e.getMessage());
+    }
+  }
+
+  // ---------------------------------------------------------------- JSON files
+
+  private void write(String name, JsonNode node) throws IOException {
+    Files0600.writeAtomically(file(name), Json.write(node));
+  }
+
+  private JsonNode read(String name) throws IOException {
+    return Json.parse(Files.readAllBytes(file(name)));
+  }
+
+  @Override
+  public String toString() {
+    return dir.toString();
+  }
+
+  /** Typed field reads; each failure names the field. */
+  static final class Fields {
+    private Fields() {}
+
+    static String text(JsonNode n, String field) {
+      JsonNode v = n.get(field);
+      if (v == null || !v.isTextual()) {
+        throw new IllegalArgumentException("field '" + field + "' must be a string");
+      }
+      return v.textValue();
+    }
+
+    static long integral(JsonNode n, String field) {
+      JsonNode v = n.get(field);
+      if (v == null || !v.isIntegralNumber() || !v.canConvertToLong()) {
+        throw new IllegalArgumentException("field '" + field + "' must be an integer");
+      }
+      return v.longValue();
+    }
+
+    static boolean bool(JsonNode n, String field) {
+      JsonNode v = n.get(field);
+      if (v == null || !v.isBoolean()) {
+        throw new IllegalArgumentException("field '" + field + "' must be true or false");
+      }
+      return v.booleanValue();
+    }
+  }
+}

@@ -1,0 +1,63 @@
+package dev.vigil.worker.host;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.vigil.coordination.RunId;
+import dev.vigil.coordination.TicketId;
+import dev.vigil.supervisor.TimeoutLattice.Timeout;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+class WorkerArgsTest {
+  private static final Path HOME = Path.of("/var/vigil");
+
+  @Test
+  void theCommandLineRoundTrips_andCarriesNoSecret() {
+    WorkerArgs task = WorkerArgs.task(HOME, new RunId(new TicketId(12), 3), 2, "command", "b7")
+        .withTimeouts(Map.of(Timeout.LAUNCH_HANDOFF, 2_500L, Timeout.QUIESCE_HOLD, 45_000L));
+    assertEquals(task, WorkerArgs.parse(task.toArgv().toArray(String[]::new)));
+    assertEquals(Optional.of(new TicketId(12)), task.ticket());
+    WorkerArgs session = task.withSession("chat");
+    assertEquals(session, WorkerArgs.parse(session.toArgv().toArray(String[]::new)));
+    assertEquals(Optional.empty(), session.ticket());
+    List<String> cmd = task.command(Path.of("/usr/bin/java"), WorkerArgs.FAST_START_FLAGS, "a.jar:lib/b.jar");
+    assertEquals("/usr/bin/java", cmd.get(0));
+    assertTrue(cmd.contains(WorkerArgs.MAIN_CLASS));
+    String cp = cmd.get(cmd.indexOf("-cp") + 1);
+    assertTrue(cp.startsWith("/") && cp.contains(":/"), "classpath entries are absolute: " + cp);
+    assertTrue(cmd.stream().noneMatch(a -> a.toLowerCase().contains("token")), "no secret on the command line (C9)");
+  }
+
+  @Test
+  void theTaskRunsTicketIsDerivedFromItsRunId() {
+    WorkerArgs a = WorkerArgs.parse(new String[] {"--home", "/h", "--run", "t-5.2", "--type", "command", "--build", "b"});
+    assertEquals(Optional.of(new TicketId(5)), a.ticket());
+    assertEquals(Path.of("/h/vigil.sock"), a.socket());
+    assertEquals(1, a.attempt());
+  }
+
+  @Test
+  void badArgumentsAreNamedOnOneLine() {
+    assertBad("--home is required", "--run", "t-1.1", "--type", "command", "--build", "b");
+    assertBad("unknown argument --colour", "--home", "/h", "--colour", "red");
+    assertBad("--attempt (0) must be >= 1", "--home", "/h", "--run", "r", "--type", "command", "--build", "b", "--attempt", "0");
+    assertBad("--attempt 'x' must be a whole number", "--attempt", "x");
+    assertBad("--timeout: no timeout is called 'nap'", "--timeout", "nap=1s");
+    assertBad("bad duration \"soon\"", "--timeout", "lostExit=soon");
+    assertBad("--type 'a b' must be", "--home", "/h", "--run", "r", "--type", "a b", "--build", "b");
+    assertBad("lostExit (1s) must be", "--home", "/h", "--run", "r", "--type", "command", "--build", "b", "--timeout", "lostExit=1s");
+    assertBad("--home needs a value", "--home");
+  }
+
+  private static void assertBad(String start, String... argv) {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> WorkerArgs.parse(argv));
+    assertTrue(e.getMessage().startsWith(start), e.getMessage());
+    assertFalse(e.getMessage().contains("\n"), e.getMessage());
+  }
+}

@@ -1,0 +1,205 @@
+package dev.vigil.worker.rundir;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.quicktheories.QuickTheory.qt;
+import static org.quicktheories.generators.SourceDSL.integers;
+import static org.quicktheories.generators.SourceDSL.longs;
+import static org.quicktheories.generators.SourceDSL.strings;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.vigil.coordination.ProcessIdentity;
+import dev.vigil.coordination.Verdict;
+import dev.vigil.supervisor.WorkSet;
+import dev.vigil.worker.Outcome;
+import dev.vigil.worker.testkit.Poll;
+import dev.vigil.worker.testkit.Workers;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class RunDirectoryTest {
+  @TempDir Path tmp;
+
+  private static String mode(Path p) throws IOException {
+    return PosixFilePermissions.toString(Files.getPosixFilePermissions(p));
+  }
+
+  @Test
+  void directoriesAre0700_andEveryFile0600() throws Exception {
+    Path home = tmp.resolve("home");
+    RunDirectory dir = RunDirectory.create(home, "t-1.1");
+    dir.writeIdentity(new ProcessIdentity("boot", 42, 7, 42));
+    dir.writePayload(new ObjectMapper().readTree("{\"a\":1}"));
+    dir.writeBusy(new BusyEvidence(true, 1, WorkSet.EMPTY.plus(WorkSet.Kind.RUN, "t-1.1")));
+    dir.writeOutcome(new RecordedOutcome("t-1.1", new Outcome.Succeeded("ok"), 5));
+    assertEquals("rwx------", mode(home));
+    assertEquals("rwx------", mode(RunDirectory.runsOf(home)));
+    assertEquals("rwx------", mode(dir.path()));
+    List<String> names;
+    try (Stream<Path> files = Files.list(dir.path())) {
+      names = files.map(p -> p.getFileName().toString()).sorted().toList();
+    }
+    assertEquals(List.of("busy.json", "identity.json", "outcome.json", "payload.json", "reservation.lock", "stderr.log",
+        "stdout.log"), names, "no temporary file is left behind");
+    for (String n : names) {
+      assertEquals("rw-------", mode(dir.file(n)), n);
+    }
+  }
+
+  @Test
+  void aRunIdThatIsNotASafeDirectoryNameIsRefused() {
+    for (String bad : List.of("", "..", "a/b", "../x", ".hidden", "t-1..2", "a b")) {
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> RunDirectory.of(tmp, bad), bad);
+      assertFalse(e.getMessage().contains("\n"));
+    }
+  }
+
+  @Test
+  void identityPayloadAndBusyEvidenceRoundTrip() throws Exception {
+    RunDirectory dir = RunDirectory.create(tmp, "t-2.1");
+    assertEquals(Optional.empty(), dir.readIdentity());
+    assertEquals(new ObjectMapper().createObjectNode(), dir.readPayload(), "no payload reads as {}");
+    ProcessIdentity id = new ProcessIdentity("b00t", 4242, 99, 4242);
+    dir.writeIdentity(id);
+    assertEquals(Optional.of(id), dir.readIdentity());
+    WorkSet work = WorkSet.EMPTY.plus(WorkSet.Kind.RUN, "t-2.1").plus(WorkSet.Kind.UNSETTLED_CHILD, "pid 7");
+    dir.writeBusy(new BusyEvidence(true, 123, work));
+    assertEquals(Optional.of(new BusyEvidence(true, 123, work)), dir.readBusy());
+    Files.writeString(dir.file(RunDirectory.PAYLOAD), "{\"a\":");
+    IOException e = assertThrows(IOException.class, dir::readPayload);
+    assertTrue(e.getMessage().startsWith("payload.json is not JSON"), e.getMessage());
+    Files.writeString(dir.file(RunDirectory.IDENTITY), "{\"v\":1,\"pid\":\"x\"}");
+    assertEquals(Optional.empty(), dir.readIdentity());
+  }
+
+  @Test
+  void everyOutcomeRoundTrips() throws Exception {
+    RunDirectory dir = RunDirectory.create(tmp, "t-3.1");
+    qt().withExamples(300)
+        .forAll(integers().between(0, 4), strings().allPossible().ofLengthBetween(0, 60), longs().between(0, Long.MAX_VALUE))
+        .checkAssert((v, detail, at) -> {
+          Verdict verdict = List.of(Verdict.SUCCEEDED, Verdict.FAILED, Verdict.PERMANENT_FAILURE, Verdict.STALLED,
+              Verdict.BLOCKED).get(v);
+          RecordedOutcome o = new RecordedOutcome("t-3.1", Outcome.of(verdict, detail, at), at);
+          try {
+            dir.writeOutcome(o);
+          } catch (IOException e) {
+            throw new AssertionError(e);
+          }
+          assertEquals(new OutcomeRead.Recorded(o), dir.readOutcome());
+        });
+  }
+
+  @Test
+  void aMissingTruncatedOrCorruptOutcomeReadsAsNoOutcome_withADiagnosis() throws Exception {
+    RunDirectory dir = RunDirectory.create(tmp, "t-4.1");
+    assertNone(dir, "no outcome.json");
+    dir.writeOutcome(new RecordedOutcome("t-4.1", new Outcome.Stalled(99, "quota"), 5));
+    byte[] whole = Files.readAllBytes(dir.file(RunDirectory.OUTCOME));
+    for (int cut = 0; cut < whole.length - 1; cut++) {
+      Files.write(dir.file(RunDirectory.OUTCOME), java.util.Arrays.copyOf(whole, cut));
+      assertNone(dir, "outcome.json");
+    }
+    for (String corrupt : List.of("garbage", "[]", "null", "{\"v\":1}", "\0\0\0\0",
+        "{\"v\":2,\"run\":\"t-4.1\",\"verdict\":\"FAILED\",\"detail\":\"\",\"atMs\":1}",
+        "{\"v\":1,\"run\":\"t-9.1\",\"verdict\":\"FAILED\",\"detail\":\"\",\"atMs\":1}",
+        "{\"v\":1,\"run\":\"t-4.1\",\"verdict\":\"LOST\",\"detail\":\"\",\"atMs\":1}",
+        "{\"v\":1,\"run\":\"t-4.1\",\"verdict\":\"BOGUS\",\"detail\":\"\",\"atMs\":1}",
+        "{\"v\":1,\"run\":\"t-4.1\",\"verdict\":\"STALLED\",\"detail\":\"\",\"atMs\":1}",
+        "{\"v\":1,\"run\":\"t-4.1\",\"verdict\":\"FAILED\",\"detail\":7,\"atMs\":1}",
+        "{\"v\":1,\"run\":\"t-4.1\",\"verdict\":\"FAILED\",\"detail\":\"\",\"atMs\":1} trailing",
+        "{\"v\":1,\"v\":1,\"run\":\"t-4.1\",\"verdict\":\"FAILED\",\"detail\":\"\",\"atMs\":1}")) {
+      Files.writeString(dir.file(RunDirectory.OUTCOME), corrupt);
+      assertNone(dir, "outcome.json");
+    }
+    Files.delete(dir.file(RunDirectory.OUTCOME));
+    Files.createDirectory(dir.file(RunDirectory.OUTCOME));
+    assertNone(dir, "outcome.json");
+  }
+
+  @Test
+  void randomBytesNeverMakeReadingAnOutcomeThrow() throws Exception {
+    RunDirectory dir = RunDirectory.create(tmp, "t-5.1");
+    AtomicInteger recorded = new AtomicInteger();
+    qt().withExamples(500).forAll(strings().allPossible().ofLengthBetween(0, 200)).checkAssert(s -> {
+      try {
+        Files.write(dir.file(RunDirectory.OUTCOME), s.getBytes(StandardCharsets.UTF_8));
+      } catch (IOException e) {
+        throw new AssertionError(e);
+      }
+      if (dir.readOutcome() instanceof OutcomeRead.Recorded) {
+        recorded.incrementAndGet();
+      }
+    });
+    assertEquals(0, recorded.get());
+  }
+
+  private static void assertNone(RunDirectory dir, String diagnosisStart) {
+    OutcomeRead r = dir.readOutcome();
+    OutcomeRead.None none = assertInstanceOf(OutcomeRead.None.class, r);
+    assertTrue(none.diagnosis().startsWith(diagnosisStart), none.diagnosis());
+  }
+
+  @Test
+  void oneReservationPerRunWithinAJvm_andAProbeByTheHolderKeepsTheLock() throws Exception {
+    RunDirectory dir = RunDirectory.create(tmp, "t-6.1");
+    assertFalse(dir.isReserved());
+    try (Reservation r = dir.tryReserve().orElseThrow()) {
+      assertTrue(r.isValid());
+      assertEquals(Optional.empty(), dir.tryReserve());
+      for (int i = 0; i < 50; i++) {
+        assertTrue(dir.isReserved());
+      }
+      assertEquals(1, probe("try", dir), "the lock survives probes by its holder: another process cannot take it");
+    }
+    assertFalse(dir.isReserved());
+    assertEquals(0, probe("try", dir), "a released reservation can be taken by another process");
+  }
+
+  @Test
+  void C5_aReservationIsSeenFromAnotherProcess_andFreedByTheKill9OfItsHolder() throws Exception {
+    RunDirectory dir = RunDirectory.create(tmp, "t-7.1");
+    Process holder = new ProcessBuilder(Workers.java().toString(), "-cp", Workers.classpath(), ReserveProbe.class.getName(),
+        "hold", tmp.toString(), "t-7.1").redirectErrorStream(true).start();
+    try {
+      String line = new BufferedReader(new InputStreamReader(holder.getInputStream(), StandardCharsets.UTF_8)).readLine();
+      assertEquals("held", line);
+      assertTrue(dir.isReserved(), "a live holder in another process is seen");
+      assertEquals(Optional.empty(), dir.tryReserve());
+      assertTrue(dir.isReserved(), "probing does not take the holder's lock");
+    } finally {
+      holder.destroyForcibly();
+      holder.waitFor();
+    }
+    Poll.until("the lock of a killed holder is free", () -> {
+      try {
+        return !dir.isReserved();
+      } catch (IOException e) {
+        throw new AssertionError(e);
+      }
+    });
+    try (Reservation r = dir.tryReserve().orElseThrow()) {
+      assertTrue(r.isValid());
+    }
+  }
+
+  private int probe(String mode, RunDirectory dir) throws Exception {
+    Process p = new ProcessBuilder(Workers.java().toString(), "-cp", Workers.classpath(), ReserveProbe.class.getName(), mode,
+        tmp.toString(), dir.runId()).inheritIO().start();
+    return p.waitFor();
+  }
+}
