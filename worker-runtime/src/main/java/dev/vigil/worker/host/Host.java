@@ -169,7 +169,7 @@ final class Host {
     Prepared prepared = prepare();
     control.execute(this::connect);
     if (!awaitGo(startMono + handoffMs)) {
-      return NOT_CONFIRMED;
+      return notConfirmed();
     }
     control.scheduleWithFixedDelay(this::revivalTick, revivalTickMs(), revivalTickMs(), TimeUnit.MILLISECONDS);
     Optional<WorkContext.Work> runWork = Optional.empty();
@@ -177,11 +177,29 @@ final class Host {
       runWork = admit(WorkSet.Kind.RUN, args.run());
       if (runWork.isEmpty()) {
         HostLog.info("stopped before the run started: no work done");
-        return NOT_CONFIRMED;
+        return notConfirmed();
       }
     }
     Outcome outcome = prepared.failure != null ? prepared.failure : runType(prepared.type, prepared.payload);
     return finish(outcome, runWork);
+  }
+
+  /**
+   * Exit without work (Q3). A task run leaves a STALLED outcome due now, so that a daemon that
+   * recorded the start but died before confirming it settles the run without charging an attempt
+   * (Q2): nothing ran. A claim that was never started is rolled back and the outcome is ignored.
+   */
+  private int notConfirmed() {
+    if (args.session().isEmpty()) {
+      try {
+        long now = System.currentTimeMillis();
+        dir.writeOutcome(new RecordedOutcome(args.run(),
+            new Outcome.Stalled(now, "never confirmed by a daemon: no work done"), now));
+      } catch (IOException e) {
+        HostLog.info("cannot write the not-confirmed outcome: " + e);
+      }
+    }
+    return NOT_CONFIRMED;
   }
 
   private long revivalTickMs() {

@@ -95,6 +95,60 @@ public final class Processes {
   }
 
   /**
+   * The processes still running in the worker's group after its leader died: members of the group
+   * {@code identity.pgid()} on the same boot that started no earlier than the leader. A pid is not
+   * reused while a process group of that id exists, so while members remain, {@code pgid} still
+   * names the worker's group (a worker host killed by {@code kill -9} leaves its command running
+   * there). Empty while the leader itself lives (use {@link #alive}) or when its pid was reused.
+   */
+  public static List<ProcessIdentity> orphanedMembers(ProcessIdentity identity) {
+    Objects.requireNonNull(identity, "identity");
+    Optional<Signalled.Mismatch> m = mismatch(identity);
+    if (m.isEmpty() || m.get() != Signalled.Mismatch.GONE) {
+      return List.of();
+    }
+    List<ProcessIdentity> out = new ArrayList<>();
+    for (ProcessIdentity member : ProcessTable.SYSTEM.groupMembers(identity.pgid())) {
+      if (member.startTicks() >= identity.startTicks() && isLive(member)) {
+        out.add(member);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Whether the worker lives in any form (C5): its leader matches {@code identity}, or processes
+   * of its group outlived the leader ({@link #orphanedMembers}). A run is dead only when this is
+   * false and its reservation is free.
+   */
+  public static boolean groupAlive(ProcessIdentity identity) {
+    return alive(identity) || !orphanedMembers(identity).isEmpty();
+  }
+
+  /**
+   * Signals what is left of the worker: the whole group through its leader when the leader lives
+   * ({@link #signal}), else each orphaned member by its own identity (re-checked before each
+   * signal). Returns true when at least one signal was sent.
+   */
+  public static boolean signalWhatIsLeft(ProcessIdentity identity, GroupSignal signal) {
+    if (signal(identity, signal) instanceof Signalled.Sent) {
+      return true;
+    }
+    boolean sent = false;
+    for (ProcessIdentity member : orphanedMembers(identity)) {
+      if (alive(member)) {
+        sent |= kill(signal, Long.toString(member.pid()));
+      }
+    }
+    return sent;
+  }
+
+  private static boolean isLive(ProcessIdentity member) {
+    return ProcessTable.SYSTEM.stat(member.pid()).map(s -> s.state() != 'Z' && s.startTicks() == member.startTicks())
+        .orElse(false);
+  }
+
+  /**
    * Sends {@code signal} to the process group of {@code identity}, after re-checking the identity.
    * Nothing is sent when it does not match.
    */

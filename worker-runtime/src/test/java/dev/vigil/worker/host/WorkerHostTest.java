@@ -156,7 +156,9 @@ class WorkerHostTest {
     assertEquals(Host.NOT_CONFIRMED, denied.exitStatus());
     daemon.await(held.subject(), Message.Hello.class);
     for (Worker w : List.of(held, denied)) {
-      assertInstanceOf(OutcomeRead.None.class, w.dir().readOutcome());
+      OutcomeRead.Recorded r = assertInstanceOf(OutcomeRead.Recorded.class, w.dir().readOutcome(),
+          "Q2: a worker that did no work leaves a STALLED outcome, so no attempt is charged");
+      assertInstanceOf(dev.vigil.worker.Outcome.Stalled.class, r.outcome().outcome());
       assertTrue(w.dir().readBusy().isEmpty(), "no work, no busy evidence");
     }
     assertFalse(Files.exists(marker), "no user work ran without a go");

@@ -76,4 +76,33 @@ class GroupKillTest {
     assertEquals(new Signalled.Refused(Signalled.Mismatch.OTHER_BOOT),
         Processes.signal(new ProcessIdentity("not-this-boot", self.pid(), self.startTicks(), self.pgid()), GroupSignal.TERM));
   }
+
+  @Test
+  void C5_aGroupWhoseLeaderWasKilledStaysAlive_untilItsLastMemberEnds_andCanStillBeStopped() throws Exception {
+    LaunchedWorker w = launch("sleep 300 & sleep 300 & wait");
+    ProcessIdentity leader = w.identity().orElseThrow();
+    awaitMembers(w, 3);
+    new ProcessBuilder("kill", "-9", Long.toString(leader.pid())).start().waitFor();
+    w.process().waitFor(10, TimeUnit.SECONDS);
+    Poll.until("leader gone", () -> !Processes.alive(leader));
+    assertEquals(2, Processes.orphanedMembers(leader).size(), "the leader's children still run in its group");
+    assertTrue(Processes.groupAlive(leader), "C5: a run whose command still runs is not dead");
+    assertTrue(Processes.signalWhatIsLeft(leader, GroupSignal.KILL));
+    Poll.until("orphans gone", () -> Processes.orphanedMembers(leader).isEmpty());
+    assertFalse(Processes.groupAlive(leader));
+    assertFalse(Processes.signalWhatIsLeft(leader, GroupSignal.KILL), "nothing left to signal");
+  }
+
+  @Test
+  void C5_aReusedLeaderPidHasNoOrphans() throws Exception {
+    LaunchedWorker w = launch("exec sleep 300");
+    try {
+      ProcessIdentity real = w.identity().orElseThrow();
+      ProcessIdentity older = new ProcessIdentity(real.bootId(), real.pid(), real.startTicks() - 1, real.pgid());
+      assertEquals(List.of(), Processes.orphanedMembers(older), "a live process behind the pid is not our group");
+      assertFalse(Processes.groupAlive(older));
+    } finally {
+      w.process().destroyForcibly().waitFor();
+    }
+  }
 }
