@@ -73,7 +73,7 @@ class RecoveryExamplesTest {
   }
 
   @Test
-  void aClaimWithNoWorkerHoldingItsReservationIsRolledBackAtBoot() {
+  void Q4_aClaimWithNoWorkerHoldingItsReservationIsRolledBackAtBoot() {
     b.boot();
     b.coordination.arm(2, true); // submit, then claimNext commits and the daemon dies before launching
     b.send(new Command.Submit(NewTicket.of(LANE_A, "cmd", "{}")));
@@ -90,7 +90,7 @@ class RecoveryExamplesTest {
   }
 
   @Test
-  void aLiveWorkerOfTheSameBuildIsReadoptedAndFinishesUntouchedAndUncharged() {
+  void D4_aLiveWorkerOfTheSameBuildIsReadoptedAndFinishesUntouchedAndUncharged() {
     b.boot();
     RunId run = runningWorker(Bench.task().work(6_000));
     long pid = b.worker(run).identity.pid();
@@ -198,7 +198,7 @@ class RecoveryExamplesTest {
   }
 
   @Test
-  void aClaimOfALiveOwnerIsLeftAloneUntilThatOwnerIsProvablyDead() {
+  void Q4_aClaimOfALiveOwnerIsLeftAloneUntilThatOwnerIsProvablyDead() {
     OwnerId client = new OwnerId("client-1");
     SimWorld.DaemonProc clientProcess = b.liveClient(client);
     TicketId t = ((dev.vigil.coordination.Submission.Accepted) b.law.submit(NewTicket.of(LANE_A, "cmd", "{}"),
@@ -219,7 +219,7 @@ class RecoveryExamplesTest {
   }
 
   @Test
-  void aStaleClaimOfALiveOwnerIsSweptOnlyAtStartupAndOnlyWithItsReservationFree() {
+  void Q10_aStaleClaimOfALiveOwnerIsSweptOnlyAtStartupAndOnlyWithItsReservationFree() {
     OwnerId client = new OwnerId("client-1");
     b.liveClient(client);
     TicketId t = ((dev.vigil.coordination.Submission.Accepted) b.law.submit(NewTicket.of(LANE_A, "cmd", "{}"),
@@ -238,7 +238,7 @@ class RecoveryExamplesTest {
   }
 
   @Test
-  void aLiveWorkerWhoseLeaseExpiredIsNotDeadAndItsLeaseIsRearmed() {
+  void Q6_aLiveWorkerWhoseLeaseExpiredIsNotDeadAndItsLeaseIsRearmed() {
     b.boot();
     RunId run = runningWorker(Bench.task().work(8_000));
     b.world.wallMs += 10L * 86_400_000; // the wall clock leaps ten days: every lease has expired
@@ -264,7 +264,7 @@ class RecoveryExamplesTest {
   }
 
   @Test
-  void aSilentHungWorkerIsNeverDeclaredDead() {
+  void Q6_C5_aSilentHungWorkerIsNeverDeclaredDead() {
     b.boot();
     RunId run = runningWorker(Bench.task().work(120_000).hangs());
     b.run(60_000);
