@@ -1,0 +1,158 @@
+package dev.vigil.coordination.h2;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.Objects;
+import java.util.Properties;
+
+/**
+ * The database file named by the caller: checked before H2 sees it, and the JDBC URLs that open
+ * it. Nothing here creates or changes a file.
+ */
+final class DatabaseFile {
+  /** The file name suffix of an H2 MVStore database. */
+  static final String SUFFIX = ".mv.db";
+  /** What every H2 MVStore file begins with. */
+  private static final byte[] H2_HEADER = "H:2,".getBytes(StandardCharsets.US_ASCII);
+
+  /**
+   * The settings every connection carries: the OS file lock that H2 releases at once when the
+   * process dies ({@code FILE_LOCK=FS}, no lock file, no AUTO_SERVER, so no TCP listener); the
+   * database stays open until {@link H2Coordination#close} shuts it down, not at JVM exit; H2's
+   * own trace goes to SLF4J, never to a {@code .trace.db} file.
+   */
+  private static final String COMMON = ";FILE_LOCK=FS;DB_CLOSE_ON_EXIT=FALSE;TRACE_LEVEL_FILE=4";
+
+  final Path file;
+  private final String base;
+
+  DatabaseFile(Path file) {
+    Objects.requireNonNull(file, "file");
+    Path abs = file.toAbsolutePath().normalize();
+    String name = abs.getFileName() == null ? "" : abs.getFileName().toString();
+    if (!name.endsWith(SUFFIX) || name.length() == SUFFIX.length()) {
+      throw new IllegalArgumentException("database file '" + file + "' must be named <name>" + SUFFIX);
+    }
+    if (abs.toString().indexOf(';') >= 0) {
+      throw new IllegalArgumentException("database file '" + file + "' must not contain ';'");
+    }
+    this.file = abs;
+    String s = abs.toString();
+    this.base = s.substring(0, s.length() - SUFFIX.length());
+  }
+
+  /**
+   * The URL of the read-write database, with an explicit lock timeout; chunks are only appended
+   * ({@code REUSE_SPACE=FALSE}, see {@link Compaction} for why).
+   */
+  String url(long lockTimeoutMs, boolean appendOnly) {
+    return "jdbc:h2:file:" + base + COMMON + (appendOnly ? ";REUSE_SPACE=FALSE" : "") + ";LOCK_TIMEOUT="
+        + lockTimeoutMs;
+  }
+
+  /** A read-only URL that opens only an existing file and writes nothing to it. */
+  private String probeUrl() {
+    return "jdbc:h2:file:" + base + COMMON + ";IFEXISTS=TRUE;ACCESS_MODE_DATA=r";
+  }
+
+  boolean exists() {
+    return Files.exists(file);
+  }
+
+  /** The directory must exist: H2 would create it, and a failed open must create nothing. */
+  void checkDirectory() {
+    Path dir = file.getParent();
+    if (dir == null || !Files.exists(dir)) {
+      throw refused("directory " + dir + " does not exist");
+    }
+    if (!Files.isDirectory(dir)) {
+      throw refused(dir + " is not a directory");
+    }
+  }
+
+  /** An existing file must be a readable, writable regular file that starts with an H2 header. */
+  void checkExistingFile() {
+    if (Files.isDirectory(file)) {
+      throw refused("it is a directory, not a database file");
+    }
+    if (!Files.isReadable(file) || !Files.isWritable(file)) {
+      throw refused("it is not readable and writable by this user");
+    }
+    byte[] head = new byte[H2_HEADER.length];
+    int n;
+    try (InputStream in = Files.newInputStream(file)) {
+      n = in.readNBytes(head, 0, head.length);
+    } catch (IOException e) {
+      throw new CoordinationStoreException("cannot open " + file + ": " + e, e);
+    }
+    if (n == 0) {
+      throw refused("it is empty, not an H2 database");
+    }
+    for (int i = 0; i < H2_HEADER.length; i++) {
+      if (i >= n || head[i] != H2_HEADER[i]) {
+        throw refused("it is not an H2 database (no H2 file header)");
+      }
+    }
+  }
+
+  /**
+   * Opens the existing file read-only and returns its schema version; refuses a foreign or newer
+   * database, a corrupt file, or one in use by another process, without changing it.
+   */
+  int probeSchemaVersion() {
+    try (Connection c = connect(probeUrl())) {
+      int version = Schema.versionOf(c, file.toString());
+      Schema.requireSupported(version, file.toString());
+      return version;
+    } catch (SQLException e) {
+      throw openFailure(e);
+    }
+  }
+
+  static Connection connect(String url) throws SQLException {
+    Properties p = new Properties();
+    p.setProperty("user", "sa");
+    p.setProperty("password", "");
+    Connection c = org.h2.Driver.load().connect(url, p);
+    if (c == null) {
+      throw new SQLException("the H2 driver did not accept " + url);
+    }
+    return c;
+  }
+
+  CoordinationStoreException refused(String why) {
+    return new CoordinationStoreException("cannot open " + file + ": " + why);
+  }
+
+  /** A one-line reason for an H2 error raised while opening. */
+  CoordinationStoreException openFailure(SQLException e) {
+    String why = switch (e.getErrorCode()) {
+      case 90020 -> "the database is in use by another process (H2 error 90020)";
+      case 90030 -> "the file is corrupt (H2 error 90030: " + h2Message(e) + ")";
+      case 90048 -> "the file was written in an unsupported H2 format (H2 error 90048)";
+      case 90028, 90031 -> "the file cannot be read (H2 error " + e.getErrorCode() + ": " + h2Message(e) + ")";
+      case 90146 -> "the database does not exist (H2 error 90146)";
+      case 28000 -> "the database is protected by other credentials (H2 error 28000)";
+      default -> "H2 error " + e.getErrorCode() + ": " + h2Message(e);
+    };
+    return new CoordinationStoreException("cannot open " + file + ": " + why, e);
+  }
+
+  private static String h2Message(SQLException e) {
+    String m = String.valueOf(e.getMessage());
+    int nl = m.indexOf('\n');
+    m = nl < 0 ? m : m.substring(0, nl);
+    int bracket = m.lastIndexOf(" [");
+    return (bracket < 0 ? m : m.substring(0, bracket)).strip();
+  }
+
+  @Override
+  public String toString() {
+    return file.toString();
+  }
+}

@@ -1,0 +1,894 @@
+package dev.vigil.coordination.h2;
+
+import dev.vigil.coordination.AbortClaim;
+import dev.vigil.coordination.Claim;
+import dev.vigil.coordination.Control;
+import dev.vigil.coordination.Coordination;
+import dev.vigil.coordination.Exit;
+import dev.vigil.coordination.ExitOwner;
+import dev.vigil.coordination.Finish;
+import dev.vigil.coordination.Lane;
+import dev.vigil.coordination.Lease;
+import dev.vigil.coordination.NewTicket;
+import dev.vigil.coordination.Owner;
+import dev.vigil.coordination.OwnerId;
+import dev.vigil.coordination.Readopt;
+import dev.vigil.coordination.Renewal;
+import dev.vigil.coordination.RetryPolicy;
+import dev.vigil.coordination.Run;
+import dev.vigil.coordination.RunExit;
+import dev.vigil.coordination.RunId;
+import dev.vigil.coordination.RunStart;
+import dev.vigil.coordination.RunState;
+import dev.vigil.coordination.Settlement;
+import dev.vigil.coordination.Start;
+import dev.vigil.coordination.Store;
+import dev.vigil.coordination.Submission;
+import dev.vigil.coordination.Ticket;
+import dev.vigil.coordination.TicketId;
+import dev.vigil.coordination.TicketMove;
+import dev.vigil.coordination.TicketState;
+import dev.vigil.coordination.law.LeaseLaw;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Savepoint;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@link Coordination} and {@link Store} on an embedded H2 file database through a small HikariCP
+ * pool. It returns exactly the decisions of the reference model {@link LeaseLaw} (same denial
+ * reasons in the same order, same records, same numbering) and settles through the one
+ * {@link RetryPolicy} (Q5).
+ *
+ * <p>How the laws are carried:
+ * <ul>
+ *   <li>C1, C2: {@code claim} is one conditional {@code UPDATE tickets SET state='LEASED' WHERE id=?
+ *       AND state='READY' AND parked=FALSE AND not_before_ms<=? AND} lane unparked; its row count
+ *       is the decision (1 granted, 0 denied: the row is read in the same transaction to name the
+ *       reason, anything else is a bug). The run and lease inserts follow in the same transaction;
+ *       {@code leases.ticket_id} PRIMARY KEY and {@code leases.run_id} UNIQUE stand behind it, and
+ *       a duplicate key (SQLState 23505) becomes {@code Denied(LEASED)}, never an exception.
+ *   <li>Q9: claims of a lane lock the lane's row first, so once {@code parkLane} returns no claim
+ *       in that lane is granted. H2 serialises commits anyway, so this costs little.
+ *   <li>{@code claimNext} reads due tickets in {@link LeaseLaw#CLAIM_ORDER} and locks each with
+ *       {@code SELECT … FOR UPDATE SKIP LOCKED} before its conditional update, so a ticket held by
+ *       another transaction is passed over, never waited for and never granted twice. (H2 2.5
+ *       applies {@code LIMIT} before {@code SKIP LOCKED} and locks every row without a limit, so
+ *       the lock is taken one row at a time.)
+ *   <li>C3: {@code renew} is one conditional update on owner and {@code expires_at_ms > now};
+ *       {@code renewAll} is one statement.
+ *   <li>C6: {@code takeExit} is one conditional update on {@code state='RUNNING'}.
+ *   <li>C7, C8, Q1, Q2, Q5, Q7, Q8: {@code finish} is a conditional update on
+ *       {@code state='EXITED'} and the exit owner, then the ticket move of
+ *       {@link RetryPolicy#decide} applied by {@link TicketMove#applyTo}, the lease delete and the
+ *       supersede of earlier BLOCKED and STALLED runs, in one transaction.
+ * </ul>
+ *
+ * <p>Durability ({@link H2Options.Durability}): in PROCESS mode every acknowledged decision survives
+ * {@code kill -9} of the JVM; in POWER mode granted claims, starts and finishes are also forced to
+ * the device ({@code CHECKPOINT SYNC}) before the verb returns, so they survive a power loss or an
+ * OS crash.
+ *
+ * <p>Threads: every method may be called from any thread. <b>Never interrupt a thread while it is
+ * inside a method of this class</b>: H2 runs embedded in the caller's thread, and an interrupt
+ * during file I/O makes the JVM close the database's file channel, which can corrupt the file.
+ * Stop callers by other means (a flag, a closed queue) and let the call return.
+ */
+public final class H2Coordination implements Coordination, AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(H2Coordination.class);
+
+  /** How many times a verb runs its transaction when each attempt meets a lock timeout. */
+  public static final int LOCK_TIMEOUT_ATTEMPTS = 3;
+
+  /** Database files open in this JVM: a second open of the same file would share H2's engine. */
+  private static final Set<Path> OPEN = ConcurrentHashMap.newKeySet();
+
+  private static final String TERMINAL = "('SUCCEEDED', 'FAILED', 'CANCELLED')";
+  private static final String CLAIM_UPDATE = "UPDATE tickets SET state = 'LEASED' WHERE id = ? AND state = 'READY'"
+      + " AND parked = FALSE AND not_before_ms <= ?"
+      + " AND NOT EXISTS (SELECT 1 FROM lanes l WHERE l.name = tickets.lane AND l.parked)";
+
+  private final DatabaseFile file;
+  private final String url;
+  private final Path registered;
+  private final Transactions tx;
+  private final H2Store store;
+  private final RetryPolicy policy;
+  private final Object closeLock = new Object();
+  private boolean closed;
+
+  private H2Coordination(DatabaseFile file, String url, Path registered, Transactions tx, RetryPolicy policy) {
+    this.file = file;
+    this.url = url;
+    this.registered = registered;
+    this.tx = tx;
+    this.store = new H2Store(tx);
+    this.policy = policy;
+  }
+
+  /**
+   * Opens (creating if absent) the Vigil database {@code databaseFile}, e.g. {@code ~/.vigil/vigil.mv.db}.
+   *
+   * <ol>
+   *   <li>The directory must exist and an existing file must be an H2 database; it is then opened
+   *       read-only first, so that a corrupt file, a file in use by another process (H2 error
+   *       90020), a foreign H2 database or one written by a newer schema is refused without
+   *       being changed. A failed open creates nothing.
+   *   <li>The database is opened embedded, with {@code FILE_LOCK=FS} (released at once when the
+   *       process dies), an explicit {@code LOCK_TIMEOUT}, no {@code AUTO_SERVER} and no TCP
+   *       server: nothing listens on any interface.
+   *   <li>{@code SET WRITE_DELAY 0}: every commit is in the file before the verb returns, so an
+   *       acknowledged decision survives {@code kill -9} (H2's default of 500 ms loses hundreds).
+   *       {@code REUSE_SPACE=FALSE}: commits are only appended, never written over freed space,
+   *       which H2 2.5 does not recover reliably after {@code kill -9}; the file is kept bounded
+   *       by compactions that pause all verbs and shut down and reopen the database
+   *       ({@code SHUTDOWN COMPACT}) once it has doubled (see {@code Compaction}).
+   *       {@code RETENTION_TIME 0} (it governs only space reuse). The settings are read back and
+   *       verified.
+   *   <li>Forward-only migrations bring the schema to the current version.
+   * </ol>
+   *
+   * <p>{@link #close()} is the clean shutdown (pool closed, database compacted and closed). A
+   * process that dies without it leaves the file as after {@code kill -9}: consistent, with every
+   * acknowledged decision.
+   *
+   * <p><b>Never interrupt a thread that is inside a method of the returned object</b> (see the
+   * class comment): an interrupt during H2's file I/O can corrupt the database.
+   *
+   * @param databaseFile the database file, named {@code <name>.mv.db}; its directory must exist
+   * @param options      durability, lock timeout, pool size and retry policy
+   * @throws CoordinationStoreException if the file cannot be opened; the one-line message names
+   *                                    the file and the cause
+   * @throws IllegalArgumentException   if the file name does not end in {@code .mv.db}
+   */
+  public static H2Coordination open(Path databaseFile, H2Options options) {
+    return open(databaseFile, options, Tuning.DURABLE);
+  }
+
+  /** As {@link #open(Path, H2Options)} with storage settings other than the durable ones (tests only). */
+  static H2Coordination open(Path databaseFile, H2Options options, Tuning tuning) {
+    Objects.requireNonNull(options, "options");
+    Objects.requireNonNull(tuning, "tuning");
+    DatabaseFile db = new DatabaseFile(databaseFile);
+    db.checkDirectory();
+    Path key = registryKey(db);
+    if (!OPEN.add(key)) {
+      throw db.refused("it is already open in this process");
+    }
+    boolean created = false;
+    try {
+      if (db.exists()) {
+        db.checkExistingFile();
+        db.probeSchemaVersion();
+      } else {
+        created = true;
+      }
+      String url = db.url(options.lockTimeout().toMillis(), tuning.appendOnly());
+      Engine engine = Engine.start(db, url, options, tuning);
+      Compaction compaction = tuning.appendOnly() ? new Compaction(db.file, tuning.minGrowthBytes()) : null;
+      Transactions transactions = new Transactions(db, engine, () -> Engine.start(db, url, options, tuning),
+          compaction, options);
+      LOG.info("opened {} (durability {}, write delay {} ms, append only {}, lock timeout {} ms, pool {})", db,
+          options.durability(), tuning.writeDelayMs(), tuning.appendOnly(), options.lockTimeout().toMillis(),
+          options.poolSize());
+      return new H2Coordination(db, url, key, transactions, options.retryPolicy());
+    } catch (RuntimeException | Error e) {
+      if (created) {
+        try {
+          Files.deleteIfExists(db.file);
+        } catch (java.io.IOException io) {
+          e.addSuppressed(io);
+        }
+      }
+      OPEN.remove(key);
+      throw e;
+    }
+  }
+
+  private static Path registryKey(DatabaseFile db) {
+    try {
+      return db.file.getParent().toRealPath().resolve(db.file.getFileName());
+    } catch (java.io.IOException e) {
+      throw new CoordinationStoreException("cannot open " + db + ": " + e, e);
+    }
+  }
+
+  /** The database file. */
+  Path file() {
+    return file.file;
+  }
+
+  /** Compactions (shutdown and reopen) since open. */
+  int compactions() {
+    return tx.compactions();
+  }
+
+  /** The JDBC URL of the open database (tests open a second session with it to hold locks). */
+  String url() {
+    return url;
+  }
+
+  /**
+   * Closes the pool after the verbs in flight return, then compacts and shuts down the database
+   * ({@code SHUTDOWN COMPACT}). Idempotent; any later verb throws {@link IllegalStateException}.
+   */
+  @Override
+  public void close() {
+    synchronized (closeLock) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      try {
+        tx.shutdown();
+      } finally {
+        OPEN.remove(registered);
+      }
+    }
+  }
+
+  @Override
+  public Store store() {
+    return store;
+  }
+
+  // ---- submit, owners ----
+
+  @Override
+  public Submission submit(NewTicket n, long nowMs) {
+    Objects.requireNonNull(n, "ticket");
+    return tx.run("submit", s -> false, c -> {
+      // Ticket numbers come from one counter row; its lock also serialises submissions, so the
+      // idempotency check below sees every earlier ticket.
+      requireOne(update(c, "UPDATE counters SET issued = issued + 1 WHERE name = 'ticket_seq'"), "ticket counter");
+      if (n.key() != null) {
+        Optional<Long> existing = longs(c, "SELECT id FROM tickets WHERE idempotency_key = ?", n.key()).stream()
+            .findFirst();
+        if (existing.isPresent()) {
+          c.rollback();
+          return new Submission.Duplicate(Rows.ticket(c, new TicketId(existing.get())).orElseThrow());
+        }
+      }
+      long seq = longs(c, "SELECT issued FROM counters WHERE name = 'ticket_seq'").get(0);
+      Ticket t = new Ticket(new TicketId(seq), n.lane(), n.type(), n.payload(), TicketState.READY, 0, n.maxAttempts(),
+          n.priority(), n.notBeforeMs(), nowMs, false, null, 0);
+      try {
+        update(c, "INSERT INTO lanes(name, parked) SELECT ?, FALSE WHERE NOT EXISTS "
+            + "(SELECT 1 FROM lanes WHERE name = ?)", n.lane().name(), n.lane().name());
+        try (PreparedStatement p = c.prepareStatement("INSERT INTO tickets(" + Rows.TICKET_COLUMNS
+            + ", idempotency_key) VALUES (?, ?, ?, ?, 'READY', 0, ?, ?, ?, ?, FALSE, NULL, 0, ?)")) {
+          p.setLong(1, seq);
+          p.setString(2, n.lane().name());
+          p.setString(3, n.type());
+          p.setString(4, n.payload());
+          p.setInt(5, n.maxAttempts());
+          p.setInt(6, n.priority());
+          p.setLong(7, n.notBeforeMs());
+          p.setLong(8, nowMs);
+          p.setString(9, n.key());
+          p.executeUpdate();
+        }
+      } catch (SQLException e) {
+        if (Transactions.isDuplicateKey(e)) {
+          throw new Transactions.RaceLost("submit met a concurrent insert: " + Transactions.oneLine(e));
+        }
+        throw e;
+      }
+      return new Submission.Accepted(t);
+    });
+  }
+
+  @Override
+  public void registerOwner(Owner owner) {
+    Objects.requireNonNull(owner, "owner");
+    tx.run("registerOwner", r -> false, c -> {
+      try (PreparedStatement p = c.prepareStatement(
+          "MERGE INTO owners(" + Rows.OWNER_COLUMNS + ") KEY(owner_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
+        p.setString(1, owner.id().value());
+        p.setString(2, owner.host());
+        p.setString(3, owner.identity().bootId());
+        p.setLong(4, owner.identity().pid());
+        p.setLong(5, owner.identity().startTicks());
+        p.setLong(6, owner.identity().pgid());
+        p.setString(7, owner.build());
+        p.setLong(8, owner.startedAtMs());
+        p.executeUpdate();
+      }
+      return null;
+    });
+  }
+
+  // ---- claims (C1, C2, Q9) ----
+
+  @Override
+  public Claim claim(TicketId ticket, OwnerId owner, long nowMs, long ttlMs) {
+    return claim(ticket, owner, nowMs, ttlMs, false);
+  }
+
+  @Override
+  public Claim claimByHand(TicketId ticket, OwnerId owner, long nowMs, long ttlMs) {
+    return claim(ticket, owner, nowMs, ttlMs, true);
+  }
+
+  private Claim claim(TicketId id, OwnerId owner, long nowMs, long ttlMs, boolean byHand) {
+    Objects.requireNonNull(id, "ticket");
+    Objects.requireNonNull(owner, "owner");
+    requirePositive(ttlMs);
+    return tx.run(byHand ? "claimByHand" : "claim", d -> d instanceof Claim.Granted, c -> {
+      List<String> lane = strings(c, "SELECT lane FROM tickets WHERE id = ?", id.seq());
+      if (lane.isEmpty()) {
+        return new Claim.Denied(Claim.Reason.NOT_FOUND);
+      }
+      boolean laneParked = lockLane(c, lane.get(0));
+      int n = update(c, CLAIM_UPDATE, id.seq(), nowMs);
+      if (n == 0) {
+        Ticket t = Rows.ticket(c, id).orElseThrow();
+        Claim.Reason reason = claimDenial(t, laneParked, nowMs);
+        if (reason == null) {
+          throw new Transactions.RaceLost("claim of " + id + " refused, but the ticket reads claimable");
+        }
+        return new Claim.Denied(reason);
+      }
+      requireOne(n, "claim of " + id);
+      try {
+        return grant(c, id, owner, nowMs, ttlMs, byHand);
+      } catch (SQLException e) {
+        if (Transactions.isDuplicateKey(e)) {
+          c.rollback();
+          return new Claim.Denied(Claim.Reason.LEASED);
+        }
+        throw e;
+      }
+    });
+  }
+
+  /** LeaseLaw's order: NOT_FOUND, LEASED, NOT_READY, PARKED, NOT_DUE; null when the ticket is claimable. */
+  private static Claim.Reason claimDenial(Ticket t, boolean laneParked, long nowMs) {
+    if (t.state() == TicketState.LEASED) {
+      return Claim.Reason.LEASED;
+    } else if (t.state() != TicketState.READY) {
+      return Claim.Reason.NOT_READY;
+    } else if (t.parked() || laneParked) {
+      return Claim.Reason.PARKED;
+    } else if (t.notBeforeMs() > nowMs) {
+      return Claim.Reason.NOT_DUE;
+    }
+    return null;
+  }
+
+  /** Locks the lane's row for the rest of the transaction (Q9); true when the lane is parked. */
+  private static boolean lockLane(Connection c, String lane) throws SQLException {
+    try (PreparedStatement p = c.prepareStatement("SELECT parked FROM lanes WHERE name = ? FOR UPDATE")) {
+      p.setString(1, lane);
+      try (ResultSet rs = p.executeQuery()) {
+        return rs.next() && rs.getBoolean(1);
+      }
+    }
+  }
+
+  /** Inserts the CLAIMED run and its lease for a ticket this transaction just moved to LEASED. */
+  private static Claim.Granted grant(Connection c, TicketId id, OwnerId owner, long nowMs, long ttlMs, boolean byHand)
+      throws SQLException {
+    Ticket t = Rows.ticket(c, id).orElseThrow();
+    int number = (int) longs(c, "SELECT COUNT(*) FROM runs WHERE ticket_id = ?", id.seq()).get(0).longValue() + 1;
+    RunId runId = new RunId(id, number);
+    Run run = Run.claimed(runId, t.attemptsUsed() + 1, owner, nowMs, byHand);
+    Lease lease = new Lease(id, runId, owner, nowMs + ttlMs);
+    update(c, "INSERT INTO runs(run_id, ticket_id, number, attempt, state, owner_id, claimed_at_ms, hand_started)"
+        + " VALUES (?, ?, ?, ?, 'CLAIMED', ?, ?, ?)", runId.toString(), id.seq(), number, run.attempt(),
+        owner.value(), nowMs, byHand);
+    update(c, "INSERT INTO leases(ticket_id, run_id, owner_id, expires_at_ms) VALUES (?, ?, ?, ?)", id.seq(),
+        runId.toString(), owner.value(), lease.expiresAtMs());
+    return new Claim.Granted(run, lease);
+  }
+
+  @Override
+  public List<Claim.Granted> claimNext(Lane lane, OwnerId owner, long nowMs, long ttlMs, int max) {
+    Objects.requireNonNull(lane, "lane");
+    Objects.requireNonNull(owner, "owner");
+    requirePositive(ttlMs);
+    if (max < 1) {
+      throw new IllegalArgumentException("max (" + max + ") must be >= 1");
+    }
+    return tx.run("claimNext", l -> !l.isEmpty(), c -> {
+      if (lockLane(c, lane.name())) {
+        return List.of();
+      }
+      List<Claim.Granted> granted = new ArrayList<>();
+      Set<Long> passed = new LinkedHashSet<>();
+      while (granted.size() < max) {
+        int limit = max - granted.size() + passed.size();
+        List<Long> due = longs(c, "SELECT id FROM tickets WHERE lane = ? AND state = 'READY' AND parked = FALSE"
+            + " AND not_before_ms <= ? ORDER BY priority DESC, created_at_ms, id LIMIT ?", lane.name(), nowMs, limit);
+        List<Long> fresh = due.stream().filter(id -> !passed.contains(id)).toList();
+        if (fresh.isEmpty()) {
+          break;
+        }
+        for (long seq : fresh) {
+          if (granted.size() == max) {
+            break;
+          }
+          if (longs(c, "SELECT id FROM tickets WHERE id = ? FOR UPDATE SKIP LOCKED", seq).isEmpty()) {
+            passed.add(seq);
+            continue;
+          }
+          Savepoint before = c.setSavepoint();
+          try {
+            if (update(c, CLAIM_UPDATE, seq, nowMs) == 1) {
+              granted.add(grant(c, new TicketId(seq), owner, nowMs, ttlMs, false));
+            } else {
+              passed.add(seq);
+            }
+          } catch (SQLException e) {
+            if (!Transactions.isDuplicateKey(e)) {
+              throw e;
+            }
+            c.rollback(before);
+            passed.add(seq);
+          }
+        }
+        if (due.size() < limit) {
+          break;
+        }
+      }
+      return List.copyOf(granted);
+    });
+  }
+
+  // ---- start and abort (Q3) ----
+
+  @Override
+  public Start start(RunId runId, OwnerId owner, RunStart start) {
+    Objects.requireNonNull(runId, "run");
+    Objects.requireNonNull(owner, "owner");
+    Objects.requireNonNull(start, "start");
+    return tx.run("start", d -> d instanceof Start.Started, c -> {
+      int n;
+      try (PreparedStatement p = c.prepareStatement("UPDATE runs SET state = 'RUNNING', boot_id = ?, pid = ?,"
+          + " start_ticks = ?, pgid = ?, build = ?, token_hash = ?, started_at_ms = ?"
+          + " WHERE run_id = ? AND state = 'CLAIMED' AND started_at_ms IS NULL"
+          + " AND EXISTS (SELECT 1 FROM leases l WHERE l.run_id = runs.run_id AND l.owner_id = ?)")) {
+        p.setString(1, start.identity().bootId());
+        p.setLong(2, start.identity().pid());
+        p.setLong(3, start.identity().startTicks());
+        p.setLong(4, start.identity().pgid());
+        p.setString(5, start.build());
+        p.setString(6, start.tokenHash());
+        p.setLong(7, start.startedAtMs());
+        p.setString(8, runId.toString());
+        p.setString(9, owner.value());
+        n = p.executeUpdate();
+      }
+      if (n == 1) {
+        return new Start.Started(Rows.run(c, runId).orElseThrow());
+      }
+      requireZero(n, "start of " + runId);
+      Optional<Run> run = Rows.run(c, runId);
+      if (run.isEmpty()) {
+        return new Start.Denied(Start.Reason.NOT_FOUND);
+      } else if (run.get().start() != null) {
+        return new Start.Denied(Start.Reason.ALREADY_STARTED);
+      } else if (run.get().state() != RunState.CLAIMED) {
+        return new Start.Denied(Start.Reason.NOT_CLAIMED);
+      }
+      Optional<Lease> lease = Rows.leaseOfTicket(c, runId.ticket());
+      if (lease.isEmpty() || !lease.get().run().equals(runId) || !lease.get().owner().equals(owner)) {
+        return new Start.Denied(Start.Reason.LEASE_LOST);
+      }
+      throw new Transactions.RaceLost("start of " + runId + " refused, but the run reads startable");
+    });
+  }
+
+  /**
+   * Rolls back a claim whose worker never started, as {@link LeaseLaw#abortClaim} does: the run is
+   * SETTLED as ABANDONED with {@code why} as its diagnosis, the lease deleted, and the ticket READY
+   * with one more spawn failure, or HELD after {@link LeaseLaw#MAX_SPAWN_FAILURES} (or at once for
+   * a hand-started claim, Q8). Like the model, it does not check {@code owner}.
+   */
+  @Override
+  public AbortClaim abortClaim(RunId runId, OwnerId owner, String why) {
+    Objects.requireNonNull(runId, "run");
+    Objects.requireNonNull(why, "why");
+    return tx.run("abortClaim", d -> false, c -> {
+      int n = update(c, "UPDATE runs SET state = 'SETTLED', verdict = 'ABANDONED', diagnosis = ?"
+          + " WHERE run_id = ? AND state = 'CLAIMED'", why, runId.toString());
+      if (n == 0) {
+        Optional<Run> run = Rows.run(c, runId);
+        if (run.isEmpty()) {
+          return new AbortClaim.Denied(AbortClaim.Reason.NOT_FOUND);
+        } else if (run.get().state() != RunState.CLAIMED) {
+          return new AbortClaim.Denied(AbortClaim.Reason.NOT_CLAIMED);
+        }
+        throw new Transactions.RaceLost("abort of " + runId + " refused, but the run reads CLAIMED");
+      }
+      requireOne(n, "abort of " + runId);
+      Run abandoned = Rows.run(c, runId).orElseThrow();
+      Ticket t = lockedTicket(c, runId.ticket());
+      requireOne(update(c, "DELETE FROM leases WHERE ticket_id = ? AND run_id = ?", runId.ticket().seq(),
+          runId.toString()), "lease of the aborted run " + runId);
+      int failures = t.spawnFailures() + 1;
+      Ticket after;
+      if (abandoned.handStarted()) {
+        after = t.withSpawnFailures(failures).withState(TicketState.HELD, "hand-started run abandoned: " + why);
+      } else if (failures >= LeaseLaw.MAX_SPAWN_FAILURES) {
+        after = t.withSpawnFailures(failures)
+            .withState(TicketState.HELD, "worker failed to start " + failures + " times, last: " + why);
+      } else {
+        after = t.withSpawnFailures(failures).withState(TicketState.READY, null);
+      }
+      requireOne(update(c, "UPDATE tickets SET state = ?, hold_reason = ?, spawn_failures = ?"
+          + " WHERE id = ? AND state = 'LEASED'", after.state().name(), after.holdReason(), after.spawnFailures(),
+          after.id().seq()), "ticket of the aborted run " + runId + " (must be LEASED)");
+      return new AbortClaim.Aborted(abandoned, after);
+    });
+  }
+
+  // ---- renew and readopt (C3, C4) ----
+
+  @Override
+  public Renewal renew(RunId runId, OwnerId owner, long nowMs, long ttlMs) {
+    Objects.requireNonNull(runId, "run");
+    Objects.requireNonNull(owner, "owner");
+    requirePositive(ttlMs);
+    return tx.run("renew", d -> false, c -> {
+      int n = update(c, "UPDATE leases SET expires_at_ms = ? WHERE run_id = ? AND owner_id = ? AND expires_at_ms > ?",
+          nowMs + ttlMs, runId.toString(), owner.value(), nowMs);
+      if (n == 1) {
+        return new Renewal.Renewed(Rows.leaseOfRun(c, runId).orElseThrow());
+      }
+      requireZero(n, "renewal of " + runId);
+      Optional<Lease> lease = Rows.leaseOfRun(c, runId);
+      if (lease.isEmpty()) {
+        return new Renewal.Denied(Renewal.Reason.GONE);
+      } else if (!lease.get().owner().equals(owner)) {
+        return new Renewal.Denied(Renewal.Reason.NOT_OWNER);
+      } else if (lease.get().expiresAtMs() <= nowMs) {
+        return new Renewal.Denied(Renewal.Reason.EXPIRED);
+      }
+      throw new Transactions.RaceLost("renewal of " + runId + " refused, but the lease reads renewable");
+    });
+  }
+
+  @Override
+  public int renewAll(OwnerId owner, long nowMs, long ttlMs) {
+    Objects.requireNonNull(owner, "owner");
+    requirePositive(ttlMs);
+    return tx.run("renewAll", d -> false, c -> update(c,
+        "UPDATE leases SET expires_at_ms = ? WHERE owner_id = ? AND expires_at_ms > ?", nowMs + ttlMs, owner.value(),
+        nowMs));
+  }
+
+  @Override
+  public Readopt readopt(RunId runId, OwnerId owner, long nowMs, long ttlMs) {
+    Objects.requireNonNull(runId, "run");
+    Objects.requireNonNull(owner, "owner");
+    requirePositive(ttlMs);
+    return tx.run("readopt", d -> false, c -> {
+      int n = update(c, "UPDATE runs SET owner_id = ? WHERE run_id = ? AND state = 'RUNNING'", owner.value(),
+          runId.toString());
+      if (n == 0) {
+        Optional<Run> run = Rows.run(c, runId);
+        if (run.isEmpty()) {
+          return new Readopt.Denied(Readopt.Reason.GONE);
+        } else if (run.get().state() != RunState.RUNNING) {
+          return new Readopt.Denied(Readopt.Reason.NOT_RUNNING);
+        }
+        throw new Transactions.RaceLost("readoption of " + runId + " refused, but the run reads RUNNING");
+      }
+      requireOne(n, "readoption of " + runId);
+      if (update(c, "UPDATE leases SET owner_id = ?, expires_at_ms = ? WHERE run_id = ?", owner.value(),
+          nowMs + ttlMs, runId.toString()) == 0) {
+        c.rollback();
+        return new Readopt.Denied(Readopt.Reason.GONE);
+      }
+      return new Readopt.Readopted(Rows.run(c, runId).orElseThrow(), Rows.leaseOfRun(c, runId).orElseThrow());
+    });
+  }
+
+  // ---- exit and settlement (C6, C7, C8, Q1, Q2, Q5, Q7, Q8) ----
+
+  @Override
+  public Exit takeExit(RunId runId, ExitOwner claimant, RunExit exit) {
+    Objects.requireNonNull(runId, "run");
+    Objects.requireNonNull(claimant, "claimant");
+    Objects.requireNonNull(exit, "exit");
+    return tx.run("takeExit", d -> false, c -> {
+      int n;
+      try (PreparedStatement p = c.prepareStatement("UPDATE runs SET state = 'EXITED', exit_code = ?,"
+          + " exit_signal = ?, exit_at_ms = ?, exit_role = ?, exit_owner_id = ? WHERE run_id = ? AND state = 'RUNNING'")) {
+        Rows.setNullableInt(p, 1, exit.exitCode());
+        Rows.setNullableInt(p, 2, exit.signal());
+        p.setLong(3, exit.atMs());
+        p.setString(4, claimant.role().name());
+        p.setString(5, claimant.owner().value());
+        p.setString(6, runId.toString());
+        n = p.executeUpdate();
+      }
+      if (n == 1) {
+        return new Exit.Taken(Rows.run(c, runId).orElseThrow());
+      }
+      requireZero(n, "exit of " + runId);
+      Optional<Run> run = Rows.run(c, runId);
+      if (run.isEmpty()) {
+        return new Exit.Denied(Exit.Reason.NOT_FOUND, null);
+      } else if (run.get().exitOwner() != null) {
+        return new Exit.Denied(Exit.Reason.ALREADY_TAKEN, run.get().exitOwner());
+      } else if (run.get().state() != RunState.RUNNING) {
+        return new Exit.Denied(Exit.Reason.NOT_RUNNING, null);
+      }
+      throw new Transactions.RaceLost("exit of " + runId + " refused, but the run reads RUNNING");
+    });
+  }
+
+  @Override
+  public Settlement finish(Finish f, long nowMs) {
+    Objects.requireNonNull(f, "finish");
+    RunId runId = f.run();
+    return tx.run("finish", d -> d instanceof Settlement.Settled, c -> {
+      int n = update(c, "UPDATE runs SET state = 'SETTLED', verdict = ?, diagnosis = ? WHERE run_id = ?"
+          + " AND state = 'EXITED' AND (? OR (exit_role = ? AND exit_owner_id = ?))", f.verdict().name(), f.diagnosis(),
+          runId.toString(), f.exitOwnerDead(), f.claimant().role().name(), f.claimant().owner().value());
+      if (n == 0) {
+        Optional<Run> run = Rows.run(c, runId);
+        if (run.isEmpty()) {
+          return new Settlement.Denied(Settlement.Reason.NOT_FOUND);
+        } else if (run.get().state() == RunState.SETTLED) {
+          return new Settlement.Denied(Settlement.Reason.ALREADY_SETTLED);
+        } else if (run.get().state() != RunState.EXITED) {
+          return new Settlement.Denied(Settlement.Reason.NOT_EXITED);
+        } else if (!run.get().exitOwner().equals(f.claimant()) && !f.exitOwnerDead()) {
+          return new Settlement.Denied(Settlement.Reason.NOT_EXIT_OWNER);
+        }
+        throw new Transactions.RaceLost("finish of " + runId + " refused, but the run reads settleable");
+      }
+      requireOne(n, "finish of " + runId);
+      Run settled = Rows.run(c, runId).orElseThrow();
+      Ticket t = lockedTicket(c, runId.ticket());
+      TicketMove move = policy.decide(t, settled.handStarted(), f.verdict(), f.diagnosis(), f.stallUntilMs(), nowMs);
+      Ticket after = move.applyTo(t);
+      requireOne(update(c, "UPDATE tickets SET state = ?, attempts_used = ?, not_before_ms = ?, hold_reason = ?"
+          + " WHERE id = ? AND state = 'LEASED'", after.state().name(), after.attemptsUsed(), after.notBeforeMs(),
+          after.holdReason(), after.id().seq()), "ticket of the finished run " + runId + " (must be LEASED)");
+      requireOne(update(c, "DELETE FROM leases WHERE ticket_id = ? AND run_id = ?", runId.ticket().seq(),
+          runId.toString()), "lease of the finished run " + runId);
+      List<RunId> superseded = new ArrayList<>();
+      if (after.state() == TicketState.SUCCEEDED) {
+        for (String id : strings(c, "SELECT run_id FROM runs WHERE ticket_id = ? AND verdict IN ('BLOCKED', 'STALLED')"
+            + " ORDER BY number", runId.ticket().seq())) {
+          superseded.add(RunId.parse(id));
+        }
+        update(c, "UPDATE runs SET verdict = 'SUPERSEDED' WHERE ticket_id = ? AND verdict IN ('BLOCKED', 'STALLED')",
+            runId.ticket().seq());
+      }
+      return new Settlement.Settled(settled, after, superseded);
+    });
+  }
+
+  /** Locks the ticket's row for the rest of the transaction, then reads it. */
+  private static Ticket lockedTicket(Connection c, TicketId id) throws SQLException {
+    requireOne(longs(c, "SELECT id FROM tickets WHERE id = ? FOR UPDATE", id.seq()).size(), "lock of " + id);
+    return Rows.ticket(c, id).orElseThrow();
+  }
+
+  // ---- operator verbs (Q8, Q9) ----
+
+  @Override
+  public Control park(TicketId id) {
+    return setParked(id, true);
+  }
+
+  @Override
+  public Control unpark(TicketId id) {
+    return setParked(id, false);
+  }
+
+  private Control setParked(TicketId id, boolean parked) {
+    Objects.requireNonNull(id, "ticket");
+    return tx.run(parked ? "park" : "unpark", d -> false, c -> {
+      int n = update(c, "UPDATE tickets SET parked = ? WHERE id = ? AND state NOT IN " + TERMINAL, parked, id.seq());
+      if (n == 1) {
+        return new Control.Done(Rows.ticket(c, id).orElseThrow());
+      }
+      requireZero(n, "park of " + id);
+      Optional<Ticket> t = Rows.ticket(c, id);
+      if (t.isEmpty()) {
+        return new Control.Denied(Control.Reason.NOT_FOUND);
+      } else if (t.get().state().terminal()) {
+        return new Control.Denied(Control.Reason.TERMINAL);
+      }
+      throw new Transactions.RaceLost("park of " + id + " refused, but the ticket reads not terminal");
+    });
+  }
+
+  @Override
+  public Control hold(TicketId id, String reason) {
+    Objects.requireNonNull(id, "ticket");
+    Objects.requireNonNull(reason, "reason");
+    return tx.run("hold", d -> false, c -> {
+      int n = update(c, "UPDATE tickets SET state = 'HELD', hold_reason = ? WHERE id = ? AND state = 'READY'", reason,
+          id.seq());
+      if (n == 1) {
+        return new Control.Done(Rows.ticket(c, id).orElseThrow());
+      }
+      requireZero(n, "hold of " + id);
+      Optional<Ticket> t = Rows.ticket(c, id);
+      if (t.isEmpty()) {
+        return new Control.Denied(Control.Reason.NOT_FOUND);
+      } else if (t.get().state().terminal()) {
+        return new Control.Denied(Control.Reason.TERMINAL);
+      } else if (t.get().state() == TicketState.LEASED) {
+        return new Control.Denied(Control.Reason.LEASED);
+      } else if (t.get().state() == TicketState.HELD) {
+        return new Control.Done(t.get());
+      }
+      throw new Transactions.RaceLost("hold of " + id + " refused, but the ticket reads READY");
+    });
+  }
+
+  @Override
+  public Control release(TicketId id) {
+    Objects.requireNonNull(id, "ticket");
+    return tx.run("release", d -> false, c -> {
+      int n = update(c, "UPDATE tickets SET state = 'READY', hold_reason = NULL, spawn_failures = 0"
+          + " WHERE id = ? AND state = 'HELD'", id.seq());
+      if (n == 1) {
+        return new Control.Done(Rows.ticket(c, id).orElseThrow());
+      }
+      requireZero(n, "release of " + id);
+      Optional<Ticket> t = Rows.ticket(c, id);
+      if (t.isEmpty()) {
+        return new Control.Denied(Control.Reason.NOT_FOUND);
+      } else if (t.get().state() != TicketState.HELD) {
+        return new Control.Denied(Control.Reason.NOT_HELD);
+      }
+      throw new Transactions.RaceLost("release of " + id + " refused, but the ticket reads HELD");
+    });
+  }
+
+  @Override
+  public Control cancel(TicketId id) {
+    Objects.requireNonNull(id, "ticket");
+    return tx.run("cancel", d -> false, c -> {
+      int n = update(c, "UPDATE tickets SET state = 'CANCELLED', hold_reason = NULL"
+          + " WHERE id = ? AND state IN ('READY', 'HELD')", id.seq());
+      if (n == 1) {
+        return new Control.Done(Rows.ticket(c, id).orElseThrow());
+      }
+      requireZero(n, "cancel of " + id);
+      Optional<Ticket> t = Rows.ticket(c, id);
+      if (t.isEmpty()) {
+        return new Control.Denied(Control.Reason.NOT_FOUND);
+      } else if (t.get().state().terminal()) {
+        return new Control.Denied(Control.Reason.TERMINAL);
+      } else if (t.get().state() == TicketState.LEASED) {
+        return new Control.Denied(Control.Reason.LEASED);
+      }
+      throw new Transactions.RaceLost("cancel of " + id + " refused, but the ticket reads cancellable");
+    });
+  }
+
+  @Override
+  public boolean parkLane(Lane lane) {
+    Objects.requireNonNull(lane, "lane");
+    return tx.run("parkLane", d -> false, c -> {
+      List<Boolean> row = new ArrayList<>();
+      try (PreparedStatement p = c.prepareStatement("SELECT parked FROM lanes WHERE name = ? FOR UPDATE")) {
+        p.setString(1, lane.name());
+        try (ResultSet rs = p.executeQuery()) {
+          while (rs.next()) {
+            row.add(rs.getBoolean(1));
+          }
+        }
+      }
+      if (!row.isEmpty()) {
+        return !row.get(0) && update(c, "UPDATE lanes SET parked = TRUE WHERE name = ?", lane.name()) == 1;
+      }
+      try {
+        update(c, "INSERT INTO lanes(name, parked) VALUES (?, TRUE)", lane.name());
+      } catch (SQLException e) {
+        if (Transactions.isDuplicateKey(e)) {
+          throw new Transactions.RaceLost("parkLane met a concurrent insert of lane " + lane);
+        }
+        throw e;
+      }
+      return true;
+    });
+  }
+
+  @Override
+  public boolean unparkLane(Lane lane) {
+    Objects.requireNonNull(lane, "lane");
+    return tx.run("unparkLane", d -> false,
+        c -> update(c, "UPDATE lanes SET parked = FALSE WHERE name = ? AND parked", lane.name()) == 1);
+  }
+
+  // ---- JDBC helpers ----
+
+  private static int update(Connection c, String sql, Object... args) throws SQLException {
+    try (PreparedStatement p = c.prepareStatement(sql)) {
+      bind(p, args);
+      return p.executeUpdate();
+    }
+  }
+
+  private static List<Long> longs(Connection c, String sql, Object... args) throws SQLException {
+    List<Long> out = new ArrayList<>();
+    try (PreparedStatement p = c.prepareStatement(sql)) {
+      bind(p, args);
+      try (ResultSet rs = p.executeQuery()) {
+        while (rs.next()) {
+          out.add(rs.getLong(1));
+        }
+      }
+    }
+    return out;
+  }
+
+  private static List<String> strings(Connection c, String sql, Object... args) throws SQLException {
+    List<String> out = new ArrayList<>();
+    try (PreparedStatement p = c.prepareStatement(sql)) {
+      bind(p, args);
+      try (ResultSet rs = p.executeQuery()) {
+        while (rs.next()) {
+          out.add(rs.getString(1));
+        }
+      }
+    }
+    return out;
+  }
+
+  private static void bind(PreparedStatement p, Object... args) throws SQLException {
+    for (int i = 0; i < args.length; i++) {
+      Object a = args[i];
+      if (a == null) {
+        p.setNull(i + 1, java.sql.Types.VARCHAR);
+      } else if (a instanceof String s) {
+        p.setString(i + 1, s);
+      } else if (a instanceof Long l) {
+        p.setLong(i + 1, l);
+      } else if (a instanceof Integer n) {
+        p.setInt(i + 1, n);
+      } else if (a instanceof Boolean b) {
+        p.setBoolean(i + 1, b);
+      } else {
+        throw new IllegalArgumentException("cannot bind " + a.getClass());
+      }
+    }
+  }
+
+  /** A conditional write that must have touched exactly one row; anything else is a bug. */
+  private static void requireOne(int rows, String what) {
+    if (rows != 1) {
+      throw new IllegalStateException(what + " touched " + rows + " rows, expected 1: the store is inconsistent");
+    }
+  }
+
+  private static void requireZero(int rows, String what) {
+    if (rows != 0) {
+      throw new IllegalStateException(what + " touched " + rows + " rows, expected 0 or 1: the store is inconsistent");
+    }
+  }
+
+  private static void requirePositive(long ttlMs) {
+    if (ttlMs <= 0) {
+      throw new IllegalArgumentException("ttl (" + ttlMs + "ms) must be > 0");
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "H2Coordination[" + file + "]";
+  }
+}

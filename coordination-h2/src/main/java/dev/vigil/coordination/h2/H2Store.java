@@ -1,0 +1,201 @@
+package dev.vigil.coordination.h2;
+
+import dev.vigil.coordination.Lane;
+import dev.vigil.coordination.Lease;
+import dev.vigil.coordination.Owner;
+import dev.vigil.coordination.OwnerId;
+import dev.vigil.coordination.Run;
+import dev.vigil.coordination.RunId;
+import dev.vigil.coordination.RunState;
+import dev.vigil.coordination.Snapshot;
+import dev.vigil.coordination.Store;
+import dev.vigil.coordination.Ticket;
+import dev.vigil.coordination.TicketId;
+import dev.vigil.coordination.TicketQuery;
+import dev.vigil.coordination.TicketState;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * {@link Store} on the H2 tables: each query is one read-only transaction;
+ * {@link #snapshot()} reads every table in one SERIALIZABLE transaction, which in H2 is a
+ * consistent snapshot of all tables taken at its first statement.
+ */
+final class H2Store implements Store {
+  private final Transactions tx;
+
+  H2Store(Transactions tx) {
+    this.tx = tx;
+  }
+
+  @Override
+  public Optional<Ticket> ticket(TicketId id) {
+    Objects.requireNonNull(id, "id");
+    return tx.read("ticket", c -> Rows.ticket(c, id));
+  }
+
+  @Override
+  public List<Run> runsOf(TicketId id) {
+    Objects.requireNonNull(id, "id");
+    return tx.read("runsOf", c -> Rows.runsOf(c, id));
+  }
+
+  @Override
+  public Optional<Run> run(RunId id) {
+    Objects.requireNonNull(id, "id");
+    return tx.read("run", c -> Rows.run(c, id));
+  }
+
+  @Override
+  public List<Ticket> tickets(TicketQuery query) {
+    Objects.requireNonNull(query, "query");
+    StringBuilder sql = new StringBuilder("SELECT " + Rows.TICKET_COLUMNS + " FROM tickets WHERE TRUE");
+    if (query.state() != null) {
+      sql.append(" AND state = ?");
+    }
+    if (query.lane() != null) {
+      sql.append(" AND lane = ?");
+    }
+    sql.append(" ORDER BY id LIMIT ?");
+    return tx.read("tickets", c -> {
+      try (PreparedStatement p = c.prepareStatement(sql.toString())) {
+        int i = 1;
+        if (query.state() != null) {
+          p.setString(i++, query.state().name());
+        }
+        if (query.lane() != null) {
+          p.setString(i++, query.lane().name());
+        }
+        p.setInt(i, query.limit());
+        return Rows.tickets(p);
+      }
+    });
+  }
+
+  @Override
+  public List<Run> runs(RunState... states) {
+    Set<RunState> wanted = states.length == 0 ? Set.of(RunState.values()) : Set.copyOf(Arrays.asList(states));
+    String in = wanted.stream().map(s -> "'" + s.name() + "'").collect(Collectors.joining(", "));
+    return tx.read("runs", c -> {
+      try (PreparedStatement p = c.prepareStatement(
+          "SELECT " + Rows.RUN_COLUMNS + " FROM runs WHERE state IN (" + in + ") ORDER BY ticket_id, number")) {
+        return Rows.runs(p);
+      }
+    });
+  }
+
+  @Override
+  public List<Lease> leases() {
+    return tx.read("leases", H2Store::allLeases);
+  }
+
+  @Override
+  public Optional<Lease> lease(TicketId ticket) {
+    Objects.requireNonNull(ticket, "ticket");
+    return tx.read("lease", c -> Rows.leaseOfTicket(c, ticket));
+  }
+
+  @Override
+  public Map<TicketState, Integer> countsByState() {
+    return tx.read("countsByState", c -> {
+      Map<TicketState, Integer> counts = new EnumMap<>(TicketState.class);
+      for (TicketState s : TicketState.values()) {
+        counts.put(s, 0);
+      }
+      try (PreparedStatement p = c.prepareStatement("SELECT state, COUNT(*) FROM tickets GROUP BY state");
+           ResultSet rs = p.executeQuery()) {
+        while (rs.next()) {
+          counts.put(TicketState.valueOf(rs.getString(1)), rs.getInt(2));
+        }
+      }
+      return counts;
+    });
+  }
+
+  @Override
+  public Set<Lane> parkedLanes() {
+    return tx.read("parkedLanes", c -> Set.copyOf(parked(c)));
+  }
+
+  @Override
+  public Optional<Owner> owner(OwnerId id) {
+    Objects.requireNonNull(id, "id");
+    return tx.read("owner", c -> {
+      try (PreparedStatement p = c.prepareStatement("SELECT " + Rows.OWNER_COLUMNS + " FROM owners WHERE owner_id = ?")) {
+        p.setString(1, id.value());
+        try (ResultSet rs = p.executeQuery()) {
+          return rs.next() ? Optional.of(Rows.owner(rs)) : Optional.empty();
+        }
+      }
+    });
+  }
+
+  @Override
+  public List<Owner> owners() {
+    return tx.read("owners", c -> {
+      List<Owner> out = new ArrayList<>();
+      try (PreparedStatement p = c.prepareStatement("SELECT " + Rows.OWNER_COLUMNS + " FROM owners ORDER BY owner_id");
+           ResultSet rs = p.executeQuery()) {
+        while (rs.next()) {
+          out.add(Rows.owner(rs));
+        }
+      }
+      return Collections.unmodifiableList(out);
+    });
+  }
+
+  @Override
+  public Snapshot snapshot() {
+    return tx.read("snapshot", c -> {
+      int isolation = c.getTransactionIsolation();
+      c.setTransactionIsolation(Connection.TRANSACTION_SERIALIZABLE);
+      try {
+        List<Ticket> tickets;
+        try (PreparedStatement p = c.prepareStatement("SELECT " + Rows.TICKET_COLUMNS + " FROM tickets ORDER BY id")) {
+          tickets = Rows.tickets(p);
+        }
+        List<Run> runs;
+        try (PreparedStatement p = c.prepareStatement(
+            "SELECT " + Rows.RUN_COLUMNS + " FROM runs ORDER BY ticket_id, number")) {
+          runs = Rows.runs(p);
+        }
+        List<Lease> leases = allLeases(c);
+        Set<Lane> parked = parked(c);
+        c.commit();
+        return Snapshot.of(tickets, runs, leases, parked);
+      } finally {
+        c.setTransactionIsolation(isolation);
+      }
+    });
+  }
+
+  private static List<Lease> allLeases(Connection c) throws SQLException {
+    try (PreparedStatement p = c.prepareStatement("SELECT " + Rows.LEASE_COLUMNS + " FROM leases ORDER BY ticket_id")) {
+      return Rows.leases(p);
+    }
+  }
+
+  private static Set<Lane> parked(Connection c) throws SQLException {
+    Set<Lane> out = new HashSet<>();
+    try (PreparedStatement p = c.prepareStatement("SELECT name FROM lanes WHERE parked");
+         ResultSet rs = p.executeQuery()) {
+      while (rs.next()) {
+        out.add(new Lane(rs.getString(1)));
+      }
+    }
+    return out;
+  }
+}

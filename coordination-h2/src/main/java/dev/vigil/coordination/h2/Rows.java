@@ -1,0 +1,171 @@
+package dev.vigil.coordination.h2;
+
+import dev.vigil.coordination.ExitOwner;
+import dev.vigil.coordination.Lane;
+import dev.vigil.coordination.Lease;
+import dev.vigil.coordination.Owner;
+import dev.vigil.coordination.OwnerId;
+import dev.vigil.coordination.ProcessIdentity;
+import dev.vigil.coordination.Run;
+import dev.vigil.coordination.RunExit;
+import dev.vigil.coordination.RunId;
+import dev.vigil.coordination.RunStart;
+import dev.vigil.coordination.RunState;
+import dev.vigil.coordination.Ticket;
+import dev.vigil.coordination.TicketId;
+import dev.vigil.coordination.TicketState;
+import dev.vigil.coordination.Verdict;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/** Rows to records and back, and the single-row reads every verb and query shares. */
+final class Rows {
+  static final String TICKET_COLUMNS = "id, lane, type, payload, state, attempts_used, max_attempts, priority, "
+      + "not_before_ms, created_at_ms, parked, hold_reason, spawn_failures";
+  static final String RUN_COLUMNS = "run_id, ticket_id, number, attempt, state, owner_id, claimed_at_ms, "
+      + "hand_started, boot_id, pid, start_ticks, pgid, build, token_hash, started_at_ms, exit_code, exit_signal, "
+      + "exit_at_ms, exit_role, exit_owner_id, verdict, diagnosis";
+  static final String LEASE_COLUMNS = "ticket_id, run_id, owner_id, expires_at_ms";
+  static final String OWNER_COLUMNS = "owner_id, host, boot_id, pid, start_ticks, pgid, build, started_at_ms";
+
+  private Rows() {}
+
+  /** A {@link Ticket} from a row selected with {@link #TICKET_COLUMNS}. */
+  static Ticket ticket(ResultSet rs) throws SQLException {
+    return new Ticket(new TicketId(rs.getLong("id")), new Lane(rs.getString("lane")), rs.getString("type"),
+        rs.getString("payload"), TicketState.valueOf(rs.getString("state")), rs.getInt("attempts_used"),
+        rs.getInt("max_attempts"), rs.getInt("priority"), rs.getLong("not_before_ms"), rs.getLong("created_at_ms"),
+        rs.getBoolean("parked"), rs.getString("hold_reason"), rs.getInt("spawn_failures"));
+  }
+
+  /** A {@link Run} from a row selected with {@link #RUN_COLUMNS}. */
+  static Run run(ResultSet rs) throws SQLException {
+    RunId id = new RunId(new TicketId(rs.getLong("ticket_id")), rs.getInt("number"));
+    RunStart start = null;
+    long startedAt = rs.getLong("started_at_ms");
+    if (!rs.wasNull()) {
+      start = new RunStart(new ProcessIdentity(rs.getString("boot_id"), rs.getLong("pid"), rs.getLong("start_ticks"),
+          rs.getLong("pgid")), rs.getString("build"), rs.getString("token_hash"), startedAt);
+    }
+    RunExit exit = null;
+    ExitOwner exitOwner = null;
+    long exitAt = rs.getLong("exit_at_ms");
+    if (!rs.wasNull()) {
+      exit = new RunExit(nullableInt(rs, "exit_code"), nullableInt(rs, "exit_signal"), exitAt);
+      exitOwner = new ExitOwner(ExitOwner.Role.valueOf(rs.getString("exit_role")),
+          new OwnerId(rs.getString("exit_owner_id")));
+    }
+    String verdict = rs.getString("verdict");
+    return new Run(id, rs.getInt("attempt"), RunState.valueOf(rs.getString("state")),
+        new OwnerId(rs.getString("owner_id")), rs.getLong("claimed_at_ms"), rs.getBoolean("hand_started"), start,
+        exit, exitOwner, verdict == null ? null : Verdict.valueOf(verdict), rs.getString("diagnosis"));
+  }
+
+  /** A {@link Lease} from a row selected with {@link #LEASE_COLUMNS}. */
+  static Lease lease(ResultSet rs) throws SQLException {
+    return new Lease(new TicketId(rs.getLong("ticket_id")), RunId.parse(rs.getString("run_id")),
+        new OwnerId(rs.getString("owner_id")), rs.getLong("expires_at_ms"));
+  }
+
+  /** An {@link Owner} from a row selected with {@link #OWNER_COLUMNS}. */
+  static Owner owner(ResultSet rs) throws SQLException {
+    return new Owner(new OwnerId(rs.getString("owner_id")), rs.getString("host"),
+        new ProcessIdentity(rs.getString("boot_id"), rs.getLong("pid"), rs.getLong("start_ticks"), rs.getLong("pgid")),
+        rs.getString("build"), rs.getLong("started_at_ms"));
+  }
+
+  private static Integer nullableInt(ResultSet rs, String column) throws SQLException {
+    int v = rs.getInt(column);
+    return rs.wasNull() ? null : v;
+  }
+
+  static void setNullableInt(PreparedStatement p, int index, Integer value) throws SQLException {
+    if (value == null) {
+      p.setNull(index, Types.INTEGER);
+    } else {
+      p.setInt(index, value);
+    }
+  }
+
+  // ---- single-row reads ----
+
+  static Optional<Ticket> ticket(Connection c, TicketId id) throws SQLException {
+    try (PreparedStatement p = c.prepareStatement("SELECT " + TICKET_COLUMNS + " FROM tickets WHERE id = ?")) {
+      p.setLong(1, id.seq());
+      try (ResultSet rs = p.executeQuery()) {
+        return rs.next() ? Optional.of(ticket(rs)) : Optional.empty();
+      }
+    }
+  }
+
+  static Optional<Run> run(Connection c, RunId id) throws SQLException {
+    try (PreparedStatement p = c.prepareStatement("SELECT " + RUN_COLUMNS + " FROM runs WHERE run_id = ?")) {
+      p.setString(1, id.toString());
+      try (ResultSet rs = p.executeQuery()) {
+        return rs.next() ? Optional.of(run(rs)) : Optional.empty();
+      }
+    }
+  }
+
+  static Optional<Lease> leaseOfTicket(Connection c, TicketId id) throws SQLException {
+    try (PreparedStatement p = c.prepareStatement("SELECT " + LEASE_COLUMNS + " FROM leases WHERE ticket_id = ?")) {
+      p.setLong(1, id.seq());
+      try (ResultSet rs = p.executeQuery()) {
+        return rs.next() ? Optional.of(lease(rs)) : Optional.empty();
+      }
+    }
+  }
+
+  static Optional<Lease> leaseOfRun(Connection c, RunId id) throws SQLException {
+    try (PreparedStatement p = c.prepareStatement("SELECT " + LEASE_COLUMNS + " FROM leases WHERE run_id = ?")) {
+      p.setString(1, id.toString());
+      try (ResultSet rs = p.executeQuery()) {
+        return rs.next() ? Optional.of(lease(rs)) : Optional.empty();
+      }
+    }
+  }
+
+  static List<Run> runsOf(Connection c, TicketId id) throws SQLException {
+    try (PreparedStatement p = c.prepareStatement(
+        "SELECT " + RUN_COLUMNS + " FROM runs WHERE ticket_id = ? ORDER BY number")) {
+      p.setLong(1, id.seq());
+      return runs(p);
+    }
+  }
+
+  static List<Run> runs(PreparedStatement p) throws SQLException {
+    List<Run> out = new ArrayList<>();
+    try (ResultSet rs = p.executeQuery()) {
+      while (rs.next()) {
+        out.add(run(rs));
+      }
+    }
+    return out;
+  }
+
+  static List<Ticket> tickets(PreparedStatement p) throws SQLException {
+    List<Ticket> out = new ArrayList<>();
+    try (ResultSet rs = p.executeQuery()) {
+      while (rs.next()) {
+        out.add(ticket(rs));
+      }
+    }
+    return out;
+  }
+
+  static List<Lease> leases(PreparedStatement p) throws SQLException {
+    List<Lease> out = new ArrayList<>();
+    try (ResultSet rs = p.executeQuery()) {
+      while (rs.next()) {
+        out.add(lease(rs));
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,201 @@
+package dev.vigil.coordination.h2;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The tables and the constraints that carry the laws, as versioned forward-only migrations.
+ *
+ * <p>Version 1:
+ * <ul>
+ *   <li>{@code leases.ticket_id} PRIMARY KEY and {@code leases.run_id} UNIQUE: one lease per ticket
+ *       and per run (C1); a lease names a run of its own ticket (CHECK) and FKs to tickets and runs.
+ *   <li>{@code runs.run_id} is the printed id {@code t-N.k} (CHECK) with {@code (ticket_id, number)}
+ *       UNIQUE and an FK to tickets; CHECKs tie state to the columns each state needs: a verdict
+ *       exactly when SETTLED (C8), an identity once started (Q3), an exit owner once exited (C6).
+ *   <li>{@code tickets}: CHECK on state, a hold reason exactly when HELD, {@code idempotency_key}
+ *       UNIQUE (nullable), an FK to {@code lanes}, which also records parked lanes (Q9).
+ *   <li>{@code counters} hands out ticket sequence numbers transactionally (no gaps, from 1).
+ *   <li>{@code owners}: one row per daemon incarnation.
+ * </ul>
+ *
+ * <p>H2 commits each DDL statement on its own, so a migration is written to be re-run from any
+ * point ({@code IF NOT EXISTS}); {@code schema_version} is created first, so a crash inside
+ * version 1 leaves a database this class recognises and completes.
+ */
+final class Schema {
+  /** The newest schema this build writes. */
+  static final int CURRENT_VERSION = 1;
+
+  private record Migration(int version, String description, List<String> statements) {}
+
+  private static final List<Migration> MIGRATIONS = List.of(new Migration(1,
+      "tickets, runs, leases, lanes, owners, counters",
+      List.of(
+          """
+          CREATE TABLE IF NOT EXISTS schema_version (
+            version INT NOT NULL PRIMARY KEY CHECK (version >= 1),
+            description VARCHAR(200) NOT NULL,
+            applied_at TIMESTAMP WITH TIME ZONE NOT NULL
+          )""",
+          """
+          CREATE TABLE IF NOT EXISTS counters (
+            name VARCHAR(32) NOT NULL PRIMARY KEY,
+            issued BIGINT NOT NULL CHECK (issued >= 0)
+          )""",
+          "INSERT INTO counters(name, issued) SELECT 'ticket_seq', 0 WHERE NOT EXISTS "
+              + "(SELECT 1 FROM counters WHERE name = 'ticket_seq')",
+          """
+          CREATE TABLE IF NOT EXISTS lanes (
+            name VARCHAR(32) NOT NULL PRIMARY KEY,
+            parked BOOLEAN NOT NULL
+          )""",
+          """
+          CREATE TABLE IF NOT EXISTS owners (
+            owner_id VARCHAR(128) NOT NULL PRIMARY KEY,
+            host VARCHAR NOT NULL,
+            boot_id VARCHAR NOT NULL,
+            pid BIGINT NOT NULL CHECK (pid > 0),
+            start_ticks BIGINT NOT NULL CHECK (start_ticks >= 0),
+            pgid BIGINT NOT NULL CHECK (pgid > 0),
+            build VARCHAR NOT NULL,
+            started_at_ms BIGINT NOT NULL
+          )""",
+          """
+          CREATE TABLE IF NOT EXISTS tickets (
+            id BIGINT NOT NULL PRIMARY KEY CHECK (id > 0),
+            lane VARCHAR(32) NOT NULL REFERENCES lanes(name),
+            type VARCHAR(64) NOT NULL,
+            payload VARCHAR NOT NULL,
+            state VARCHAR(9) NOT NULL
+              CHECK (state IN ('READY', 'LEASED', 'SUCCEEDED', 'HELD', 'FAILED', 'CANCELLED')),
+            attempts_used INT NOT NULL CHECK (attempts_used >= 0),
+            max_attempts INT NOT NULL CHECK (max_attempts >= 1),
+            priority INT NOT NULL,
+            not_before_ms BIGINT NOT NULL,
+            created_at_ms BIGINT NOT NULL,
+            parked BOOLEAN NOT NULL,
+            hold_reason VARCHAR,
+            spawn_failures INT NOT NULL CHECK (spawn_failures >= 0),
+            idempotency_key VARCHAR(200) UNIQUE,
+            CONSTRAINT tickets_hold_reason_exactly_when_held CHECK ((state = 'HELD') = (hold_reason IS NOT NULL))
+          )""",
+          "CREATE INDEX IF NOT EXISTS tickets_claim_order ON tickets(lane, state, priority DESC, created_at_ms, id)",
+          """
+          CREATE TABLE IF NOT EXISTS runs (
+            run_id VARCHAR(32) NOT NULL PRIMARY KEY,
+            ticket_id BIGINT NOT NULL REFERENCES tickets(id),
+            number INT NOT NULL CHECK (number >= 1),
+            attempt INT NOT NULL CHECK (attempt >= 1),
+            state VARCHAR(7) NOT NULL CHECK (state IN ('CLAIMED', 'RUNNING', 'EXITED', 'SETTLED')),
+            owner_id VARCHAR(128) NOT NULL,
+            claimed_at_ms BIGINT NOT NULL,
+            hand_started BOOLEAN NOT NULL,
+            boot_id VARCHAR,
+            pid BIGINT CHECK (pid > 0),
+            start_ticks BIGINT CHECK (start_ticks >= 0),
+            pgid BIGINT CHECK (pgid > 0),
+            build VARCHAR,
+            token_hash CHAR(64),
+            started_at_ms BIGINT,
+            exit_code INT CHECK (exit_code BETWEEN 0 AND 255),
+            exit_signal INT CHECK (exit_signal BETWEEN 1 AND 128),
+            exit_at_ms BIGINT,
+            exit_role VARCHAR(10) CHECK (exit_role IN ('SUPERVISOR', 'RECOVERY')),
+            exit_owner_id VARCHAR(128),
+            verdict VARCHAR(17) CHECK (verdict IN ('SUCCEEDED', 'FAILED', 'PERMANENT_FAILURE', 'STALLED',
+              'BLOCKED', 'LOST', 'ABANDONED', 'SUPERSEDED')),
+            diagnosis VARCHAR,
+            CONSTRAINT runs_number_unique UNIQUE (ticket_id, number),
+            CONSTRAINT runs_id_is_ticket_and_number CHECK (run_id = 't-' || ticket_id || '.' || number),
+            CONSTRAINT runs_c8_verdict_exactly_when_settled CHECK ((state = 'SETTLED') = (verdict IS NOT NULL)),
+            CONSTRAINT runs_q3_identity_exactly_when_started CHECK (
+              (started_at_ms IS NOT NULL) = (state <> 'CLAIMED' AND COALESCE(verdict, '') <> 'ABANDONED')
+              AND (started_at_ms IS NULL) = (boot_id IS NULL) AND (boot_id IS NULL) = (pid IS NULL)
+              AND (pid IS NULL) = (start_ticks IS NULL) AND (start_ticks IS NULL) = (pgid IS NULL)
+              AND (pgid IS NULL) = (build IS NULL) AND (build IS NULL) = (token_hash IS NULL)),
+            CONSTRAINT runs_c6_exit_owner_exactly_when_exited CHECK (
+              (exit_role IS NOT NULL) = (state = 'EXITED' OR (state = 'SETTLED' AND verdict <> 'ABANDONED'))
+              AND (exit_role IS NULL) = (exit_owner_id IS NULL) AND (exit_role IS NULL) = (exit_at_ms IS NULL)
+              AND (exit_code IS NULL OR exit_signal IS NULL))
+          )""",
+          "CREATE INDEX IF NOT EXISTS runs_state ON runs(state)",
+          """
+          CREATE TABLE IF NOT EXISTS leases (
+            ticket_id BIGINT NOT NULL PRIMARY KEY REFERENCES tickets(id),
+            run_id VARCHAR(32) NOT NULL UNIQUE REFERENCES runs(run_id),
+            owner_id VARCHAR(128) NOT NULL,
+            expires_at_ms BIGINT NOT NULL,
+            CONSTRAINT leases_name_a_run_of_their_ticket CHECK (run_id LIKE 't-' || ticket_id || '.%')
+          )""",
+          "CREATE INDEX IF NOT EXISTS leases_owner ON leases(owner_id)")));
+
+  private Schema() {}
+
+  /**
+   * The schema version of an open database: 0 for an empty database (or one whose version 1 was
+   * interrupted before it recorded itself).
+   *
+   * @throws CoordinationStoreException for a database that holds tables but no {@code schema_version}
+   */
+  static int versionOf(Connection c, String file) throws SQLException {
+    List<String> tables = new ArrayList<>();
+    try (Statement s = c.createStatement();
+         ResultSet rs = s.executeQuery(
+             "SELECT TABLE_NAME FROM INFORMATION_SCHEMA.TABLES WHERE TABLE_SCHEMA = 'PUBLIC' ORDER BY TABLE_NAME")) {
+      while (rs.next()) {
+        tables.add(rs.getString(1));
+      }
+    }
+    if (!tables.contains("SCHEMA_VERSION")) {
+      if (!tables.isEmpty()) {
+        throw new CoordinationStoreException("cannot open " + file + ": it is an H2 database but not a Vigil one"
+            + " (tables " + tables + ", no SCHEMA_VERSION)");
+      }
+      return 0;
+    }
+    try (Statement s = c.createStatement();
+         ResultSet rs = s.executeQuery("SELECT COALESCE(MAX(version), 0) FROM schema_version")) {
+      rs.next();
+      return rs.getInt(1);
+    }
+  }
+
+  /** Refuses a database written by a newer schema, naming both versions. */
+  static void requireSupported(int found, String file) {
+    if (found > CURRENT_VERSION) {
+      throw new CoordinationStoreException("cannot open " + file + ": its schema version " + found
+          + " is newer than this build supports (" + CURRENT_VERSION + "); use a newer Vigil");
+    }
+  }
+
+  /** Applies every migration above the database's version, in order; returns the version reached. */
+  static int migrate(Connection c, String file) throws SQLException {
+    int version = versionOf(c, file);
+    requireSupported(version, file);
+    for (Migration m : MIGRATIONS) {
+      if (m.version() <= version) {
+        continue;
+      }
+      try (Statement s = c.createStatement()) {
+        for (String sql : m.statements()) {
+          s.execute(sql);
+        }
+      }
+      try (PreparedStatement p = c.prepareStatement(
+          "INSERT INTO schema_version(version, description, applied_at) VALUES (?, ?, CURRENT_TIMESTAMP)")) {
+        p.setInt(1, m.version());
+        p.setString(2, m.description());
+        p.executeUpdate();
+      }
+      c.commit();
+      version = m.version();
+    }
+    return version;
+  }
+}

@@ -1,0 +1,64 @@
+package dev.vigil.coordination.h2;
+
+import dev.vigil.coordination.AbortClaim;
+import dev.vigil.coordination.Claim;
+import dev.vigil.coordination.Control;
+import dev.vigil.coordination.Exit;
+import dev.vigil.coordination.Readopt;
+import dev.vigil.coordination.Renewal;
+import dev.vigil.coordination.Settlement;
+import dev.vigil.coordination.Start;
+import dev.vigil.coordination.Submission;
+import java.util.List;
+
+/** Names a decision's variant (record and reason) for coverage counts. */
+final class Decisions {
+  private Decisions() {}
+
+  static String variant(Object d) {
+    if (d instanceof Claim.Granted) {
+      return "Claim.Granted";
+    } else if (d instanceof Claim.Denied x) {
+      return "Claim." + x.reason();
+    } else if (d instanceof List<?> l) {
+      return l.isEmpty() ? "ClaimNext.none" : "ClaimNext.granted";
+    } else if (d instanceof Start.Started) {
+      return "Start.Started";
+    } else if (d instanceof Start.Denied x) {
+      return "Start." + x.reason();
+    } else if (d instanceof AbortClaim.Aborted a) {
+      return "AbortClaim.Aborted." + a.ticket().state();
+    } else if (d instanceof AbortClaim.Denied x) {
+      return "AbortClaim." + x.reason();
+    } else if (d instanceof Renewal.Renewed) {
+      return "Renewal.Renewed";
+    } else if (d instanceof Renewal.Denied x) {
+      return "Renewal." + x.reason();
+    } else if (d instanceof Integer n) {
+      return n == 0 ? "RenewAll.none" : "RenewAll.some";
+    } else if (d instanceof Readopt.Readopted) {
+      return "Readopt.Readopted";
+    } else if (d instanceof Readopt.Denied x) {
+      return "Readopt." + x.reason();
+    } else if (d instanceof Exit.Taken) {
+      return "Exit.Taken";
+    } else if (d instanceof Exit.Denied x) {
+      return "Exit." + x.reason();
+    } else if (d instanceof Settlement.Settled s) {
+      return s.superseded().isEmpty() ? "Settlement.Settled." + s.ticket().state() : "Settlement.Settled.superseding";
+    } else if (d instanceof Settlement.Denied x) {
+      return "Settlement." + x.reason();
+    } else if (d instanceof Control.Done) {
+      return "Control.Done";
+    } else if (d instanceof Control.Denied x) {
+      return "Control." + x.reason();
+    } else if (d instanceof Submission.Accepted) {
+      return "Submission.Accepted";
+    } else if (d instanceof Submission.Duplicate) {
+      return "Submission.Duplicate";
+    } else if (d instanceof Boolean b) {
+      return "Lane." + b;
+    }
+    throw new AssertionError(d);
+  }
+}

@@ -1,0 +1,322 @@
+package dev.vigil.coordination.h2;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.vigil.coordination.AbortClaim;
+import dev.vigil.coordination.Claim;
+import dev.vigil.coordination.Control;
+import dev.vigil.coordination.Exit;
+import dev.vigil.coordination.ExitOwner;
+import dev.vigil.coordination.Finish;
+import dev.vigil.coordination.Lane;
+import dev.vigil.coordination.NewTicket;
+import dev.vigil.coordination.OwnerId;
+import dev.vigil.coordination.ProcessIdentity;
+import dev.vigil.coordination.Readopt;
+import dev.vigil.coordination.Renewal;
+import dev.vigil.coordination.RetryPolicy;
+import dev.vigil.coordination.Run;
+import dev.vigil.coordination.RunExit;
+import dev.vigil.coordination.RunId;
+import dev.vigil.coordination.RunStart;
+import dev.vigil.coordination.RunState;
+import dev.vigil.coordination.Settlement;
+import dev.vigil.coordination.Snapshot;
+import dev.vigil.coordination.Start;
+import dev.vigil.coordination.Submission;
+import dev.vigil.coordination.TicketId;
+import dev.vigil.coordination.Verdict;
+import dev.vigil.coordination.law.CoordinationInvariants;
+import dev.vigil.coordination.law.Coverage;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Eight threads acting as three owners race every verb on 50 tickets for 20 s on one H2 file. A
+ * checker thread snapshots the store continuously and requires the invariants (C1, C6, C7, C8,
+ * Q1, Q3) in every snapshot; at the end every run must have been granted once, and each run that
+ * reached its exit checkpoint must have exactly one {@code Exit.Taken} across all threads (C6)
+ * and each settled run exactly one settlement (C8). A second test parks a lane under racing
+ * claims: once {@code parkLane} returns, no claim in that lane may commit (Q9; it fails when the
+ * claims stop locking the lane's row).
+ */
+@Tag("slow")
+class H2ConcurrencyTest {
+  private static final Duration RACE = Duration.ofSeconds(Long.getLong("vigil.h2.race.seconds", 20));
+  private static final int THREADS = 8;
+  private static final int TICKETS = 50;
+  private static final List<OwnerId> OWNERS = List.of(new OwnerId("d-one"), new OwnerId("d-two"),
+      new OwnerId("d-three"));
+  private static final List<Lane> LANES = List.of(Lane.DEFAULT, new Lane("batch"));
+  private static final long TTL = 30_000;
+  /** The durable settings, compacting from 256 KiB of growth on, so that compactions meet every kind of step. */
+  private static final Tuning TUNING = Tuning.parse(System.getProperty("vigil.h2.race.tuning", "0,0,true,262144"));
+
+  @TempDir
+  Path dir;
+
+  /** Recently granted runs, shared so that threads race on the same ones. */
+  private static final class RecentRuns {
+    private final RunId[] ring = new RunId[64];
+    private int next;
+
+    synchronized void add(RunId r) {
+      ring[next++ % ring.length] = r;
+    }
+
+    synchronized RunId pick(SplittableRandom rnd) {
+      int n = Math.min(next, ring.length);
+      return n == 0 ? null : ring[rnd.nextInt(n)];
+    }
+  }
+
+  @Test
+  void C1_C6_C8_racingOwners_keepEveryInvariant_andEveryRunHasExactlyOneExitWinner() throws Exception {
+    Map<RunId, AtomicInteger> grants = new ConcurrentHashMap<>();
+    Map<RunId, AtomicInteger> exitWins = new ConcurrentHashMap<>();
+    Map<RunId, AtomicInteger> settlements = new ConcurrentHashMap<>();
+    Map<RunId, AtomicInteger> aborts = new ConcurrentHashMap<>();
+    Coverage cov = new Coverage("racing owners");
+    ConcurrentLinkedQueue<String> failures = new ConcurrentLinkedQueue<>();
+    AtomicLong snapshots = new AtomicLong();
+    AtomicLong steps = new AtomicLong();
+    RecentRuns claimed = new RecentRuns();
+    RecentRuns running = new RecentRuns();
+    RecentRuns exited = new RecentRuns();
+    H2Options options = H2Options.defaults().withPoolSize(6).withRetryPolicy(new RetryPolicy(0, 0));
+    try (H2Coordination h2 = H2Coordination.open(dir.resolve("race.mv.db"), options, TUNING)) {
+      List<TicketId> tickets = new ArrayList<>();
+      for (int i = 0; i < TICKETS; i++) {
+        tickets.add(((Submission.Accepted) h2.submit(new NewTicket(LANES.get(i % 2), "command", "{}", 1_000, i % 3,
+            0, null), System.currentTimeMillis())).ticket().id());
+      }
+      long deadline = System.nanoTime() + RACE.toNanos();
+      List<Thread> threads = new ArrayList<>();
+      Thread checker = new Thread(() -> {
+        while (System.nanoTime() < deadline && failures.isEmpty()) {
+          List<String> v = CoordinationInvariants.violations(h2.store().snapshot());
+          snapshots.incrementAndGet();
+          if (!v.isEmpty()) {
+            failures.add("snapshot " + snapshots + ": " + v);
+          }
+        }
+      }, "invariant-checker");
+      for (int t = 0; t < THREADS; t++) {
+        OwnerId owner = OWNERS.get(t % OWNERS.size());
+        SplittableRandom rnd = new SplittableRandom(t * 7919L + System.nanoTime());
+        threads.add(new Thread(() -> {
+          try {
+            while (System.nanoTime() < deadline && failures.isEmpty()) {
+              step(h2, owner, rnd, tickets, claimed, running, exited, grants, exitWins, settlements, aborts, cov);
+              steps.incrementAndGet();
+            }
+          } catch (Throwable e) {
+            failures.add(Thread.currentThread().getName() + ": " + e);
+            throw e;
+          }
+        }, "owner-" + owner + "-" + t));
+      }
+      checker.start();
+      threads.forEach(Thread::start);
+      for (Thread th : threads) {
+        th.join();
+      }
+      checker.join();
+      assertTrue(failures.isEmpty(), String.join("\n", failures));
+
+      Snapshot end = h2.store().snapshot();
+      CoordinationInvariants.check(end);
+      assertEquals(grants.size(), end.runs().size(), "every run in the store was granted by exactly one claim");
+      for (Run r : end.runs()) {
+        assertEquals(1, count(grants, r.id()), "C1: run " + r.id() + " granted " + count(grants, r.id()) + " times");
+        boolean exitTaken = r.state() == RunState.EXITED
+            || (r.state() == RunState.SETTLED && r.verdict() != Verdict.ABANDONED);
+        assertEquals(exitTaken ? 1 : 0, count(exitWins, r.id()),
+            "C6: run " + r.id() + " (" + r.state() + ", " + r.verdict() + ") had " + count(exitWins, r.id())
+                + " exit winners");
+        if (r.state() == RunState.SETTLED) {
+          assertEquals(1, count(settlements, r.id()) + count(aborts, r.id()),
+              "C8: run " + r.id() + " was settled " + count(settlements, r.id()) + " times and aborted "
+                  + count(aborts, r.id()) + " times");
+        } else {
+          assertEquals(0, count(settlements, r.id()) + count(aborts, r.id()), "C8: unsettled " + r.id());
+        }
+      }
+      System.out.printf("%d steps by %d threads in %s, %d snapshots checked, %d runs, %d compactions: %s%n",
+          steps.get(), THREADS, RACE, snapshots.get(), end.runs().size(), h2.compactions(), cov);
+      assertTrue(h2.compactions() > 0, "no compaction met the racing verbs");
+      assertTrue(snapshots.get() >= 20, "too few snapshots checked: " + snapshots);
+      cov.assertSaw("claim.granted", "claim.denied", "claimNext.granted", "start.started", "start.denied",
+          "renew.renewed", "renewAll", "exit.taken", "exit.alreadyTaken", "finish.settled", "finish.alreadySettled",
+          "park.done", "abort.aborted", "release.done");
+    }
+  }
+
+  @Test
+  void Q9_onceParkLaneReturns_noClaimInThatLaneIsGranted_evenWithClaimsInFlight() throws Exception {
+    Lane lane = new Lane("hot");
+    try (H2Coordination h2 = H2Coordination.open(dir.resolve("park.mv.db"), H2Options.defaults().withPoolSize(6))) {
+      for (int i = 0; i < 400; i++) {
+        h2.submit(NewTicket.of(lane, "command", "{}"), 0);
+      }
+      AtomicInteger parkedGrants = new AtomicInteger();
+      java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+      List<Thread> claimers = new ArrayList<>();
+      for (int t = 0; t < 4; t++) {
+        OwnerId owner = OWNERS.get(t % OWNERS.size());
+        claimers.add(new Thread(() -> {
+          while (!stop.get()) {
+            h2.claimNext(lane, owner, 1, TTL, 1);
+          }
+        }));
+      }
+      claimers.forEach(Thread::start);
+      int cycles = 0;
+      for (; cycles < 15; cycles++) {
+        h2.unparkLane(lane);
+        Thread.sleep(15);
+        assertTrue(h2.parkLane(lane));
+        int atPark = h2.store().runs().size();
+        Thread.sleep(30);
+        int later = h2.store().runs().size();
+        parkedGrants.addAndGet(later - atPark);
+      }
+      stop.set(true);
+      for (Thread th : claimers) {
+        th.join();
+      }
+      assertEquals(0, parkedGrants.get(), "Q9: claims were granted in a lane after parkLane returned");
+      assertTrue(h2.store().runs().size() > 0, "no claim was ever granted, so the test proved nothing");
+      CoordinationInvariants.check(h2.store());
+    }
+  }
+
+  private static int count(Map<RunId, AtomicInteger> m, RunId id) {
+    AtomicInteger n = m.get(id);
+    return n == null ? 0 : n.get();
+  }
+
+  private static void step(H2Coordination h2, OwnerId owner, SplittableRandom rnd, List<TicketId> tickets,
+                           RecentRuns claimed, RecentRuns running, RecentRuns exited,
+                           Map<RunId, AtomicInteger> grants, Map<RunId, AtomicInteger> exitWins,
+                           Map<RunId, AtomicInteger> settlements, Map<RunId, AtomicInteger> aborts, Coverage cov) {
+    long now = System.currentTimeMillis();
+    int dice = rnd.nextInt(100);
+    if (dice < 12) {
+      Claim c = h2.claim(tickets.get(rnd.nextInt(tickets.size())), owner, now, TTL);
+      if (c instanceof Claim.Granted g) {
+        granted(g, owner, claimed, grants);
+        cov.saw("claim.granted");
+      } else {
+        cov.saw("claim.denied");
+      }
+    } else if (dice < 24) {
+      for (Claim.Granted g : h2.claimNext(LANES.get(rnd.nextInt(2)), owner, now, TTL, 1 + rnd.nextInt(3))) {
+        granted(g, owner, claimed, grants);
+        cov.saw("claimNext.granted");
+      }
+    } else if (dice < 40) {
+      RunId run = claimed.pick(rnd);
+      if (run != null) {
+        Start s = h2.start(run, owner, new RunStart(new ProcessIdentity("boot", 100 + rnd.nextInt(1000), 1, 1),
+            "1.0.0", "ef".repeat(32), now));
+        if (s instanceof Start.Started) {
+          running.add(run);
+          cov.saw("start.started");
+        } else {
+          cov.saw("start.denied");
+        }
+      }
+    } else if (dice < 44) {
+      RunId run = claimed.pick(rnd);
+      if (run != null && h2.abortClaim(run, owner, "spawn failed") instanceof AbortClaim.Aborted) {
+        aborts.computeIfAbsent(run, k -> new AtomicInteger()).incrementAndGet();
+        cov.saw("abort.aborted");
+      }
+    } else if (dice < 52) {
+      RunId run = running.pick(rnd);
+      if (run != null && h2.renew(run, owner, now, rnd.nextInt(5) == 0 ? 1 : TTL) instanceof Renewal.Renewed) {
+        cov.saw("renew.renewed");
+      }
+    } else if (dice < 54) {
+      h2.renewAll(owner, now, TTL);
+      cov.saw("renewAll");
+    } else if (dice < 56) {
+      RunId run = running.pick(rnd);
+      if (run != null && h2.readopt(run, owner, now, TTL) instanceof Readopt.Readopted) {
+        cov.saw("readopt.readopted");
+      }
+    } else if (dice < 72) {
+      RunId run = running.pick(rnd);
+      if (run != null) {
+        ExitOwner claimant = rnd.nextBoolean() ? ExitOwner.supervisor(owner) : ExitOwner.recovery(owner);
+        Exit e = h2.takeExit(run, claimant, rnd.nextBoolean() ? RunExit.code(rnd.nextInt(2), now)
+            : RunExit.unknown(now));
+        if (e instanceof Exit.Taken t) {
+          exitWins.computeIfAbsent(run, k -> new AtomicInteger()).incrementAndGet();
+          assertEquals(claimant, t.run().exitOwner(), "C6: the winner is recorded");
+          exited.add(run);
+          cov.saw("exit.taken");
+        } else if (e instanceof Exit.Denied d && d.reason() == Exit.Reason.ALREADY_TAKEN) {
+          cov.saw("exit.alreadyTaken");
+        }
+      }
+    } else if (dice < 88) {
+      RunId run = exited.pick(rnd);
+      if (run != null) {
+        Verdict v = switch (rnd.nextInt(12)) {
+          case 0 -> Verdict.SUCCEEDED;
+          case 1, 2 -> Verdict.BLOCKED;
+          case 3, 4, 5 -> Verdict.STALLED;
+          case 6 -> Verdict.LOST;
+          default -> Verdict.FAILED;
+        };
+        // Any owner may settle on behalf of a dead exit owner, so settlements race too (C8).
+        Finish f = new Finish(run, ExitOwner.recovery(owner), v, "race", v == Verdict.STALLED ? now : 0, true);
+        Settlement s = h2.finish(f, now);
+        if (s instanceof Settlement.Settled) {
+          settlements.computeIfAbsent(run, k -> new AtomicInteger()).incrementAndGet();
+          cov.saw("finish.settled");
+        } else if (s instanceof Settlement.Denied d && d.reason() == Settlement.Reason.ALREADY_SETTLED) {
+          cov.saw("finish.alreadySettled");
+        }
+      }
+    } else if (dice < 93) {
+      TicketId t = tickets.get(rnd.nextInt(tickets.size()));
+      Control c = rnd.nextBoolean() ? h2.park(t) : h2.unpark(t);
+      if (c instanceof Control.Done) {
+        cov.saw("park.done");
+      }
+    } else if (dice < 99) {
+      if (h2.release(tickets.get(rnd.nextInt(tickets.size()))) instanceof Control.Done) {
+        cov.saw("release.done");
+      }
+    } else {
+      Lane lane = LANES.get(rnd.nextInt(2));
+      if (rnd.nextBoolean()) {
+        h2.parkLane(lane);
+      } else {
+        h2.unparkLane(lane);
+      }
+    }
+  }
+
+  private static void granted(Claim.Granted g, OwnerId owner, RecentRuns claimed, Map<RunId, AtomicInteger> grants) {
+    assertEquals(owner, g.lease().owner(), "C1: the lease belongs to the claimant");
+    assertEquals(RunState.CLAIMED, g.run().state());
+    grants.computeIfAbsent(g.run().id(), k -> new AtomicInteger()).incrementAndGet();
+    claimed.add(g.run().id());
+  }
+}
