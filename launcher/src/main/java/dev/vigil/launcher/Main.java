@@ -1,0 +1,689 @@
+package dev.vigil.launcher;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.vigil.launcher.internal.BuildInfo;
+import dev.vigil.launcher.internal.Client;
+import dev.vigil.launcher.internal.ConfigException;
+import dev.vigil.launcher.internal.ConfigLoader;
+import dev.vigil.launcher.internal.Daemon;
+import dev.vigil.launcher.internal.Demo;
+import dev.vigil.launcher.internal.Home;
+import dev.vigil.launcher.internal.StatusFile;
+import dev.vigil.launcher.internal.Up;
+import dev.vigil.launcher.internal.VigilConfig;
+import dev.vigil.launcher.internal.Wire;
+import dev.vigil.supervisor.Durations;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ScopeType;
+
+/**
+ * The {@code vigil} command line (DESIGN.md §8). Exit codes: 0 ok, 1 failed, 2 bad usage or input
+ * (one line naming what was wrong), 3 refused (busy, denied), 4 no daemon.
+ */
+@Command(name = "vigil", mixinStandardHelpOptions = true, versionProvider = Main.VersionProvider.class, subcommands = {
+    CommandLine.HelpCommand.class,
+    Main.DaemonCmd.class, Main.UpCmd.class, Main.DownCmd.class, Main.SubmitCmd.class, Main.StatusCmd.class,
+    Main.TasksCmd.class, Main.RunsCmd.class, Main.ShowCmd.class, Main.WaitCmd.class, Main.ParkCmd.class,
+    Main.UnparkCmd.class, Main.HoldCmd.class, Main.ReleaseCmd.class, Main.CancelCmd.class, Main.LogsCmd.class,
+    Main.VersionCmd.class, Main.DemoCmd.class, Main.ServicesCmd.class, Main.WatchCmd.class},
+    description = "Vigil: a crash-legible process supervisor.")
+public final class Main implements Runnable {
+  @Option(names = "--home", scope = ScopeType.INHERIT, paramLabel = "DIR",
+      description = "Vigil's home (default $VIGIL_HOME, else ~/.vigil)")
+  Path homeOption;
+
+  @Override
+  public void run() {
+    throw new CommandLine.ParameterException(new CommandLine(this), "a subcommand is required (try: vigil demo)");
+  }
+
+  /** Runs the CLI and exits with its code. */
+  public static void main(String[] args) {
+    System.exit(run(args, System.out, System.err));
+  }
+
+  /** Runs the CLI and returns its exit code. */
+  public static int run(String[] args, PrintStream out, PrintStream err) {
+    CommandLine cl = new CommandLine(new Main());
+    cl.setOut(new java.io.PrintWriter(out, true));
+    cl.setErr(new java.io.PrintWriter(err, true));
+    cl.setParameterExceptionHandler((ex, a) -> {
+      err.println("vigil: " + Wire.oneLine(ex.getMessage()));
+      return 2;
+    });
+    cl.setExecutionExceptionHandler((ex, c, parsed) -> {
+      if (ex instanceof Client.Failure f) {
+        err.println("vigil: " + f.getMessage());
+        return f.exitCode();
+      } else if (ex instanceof ConfigException || ex instanceof IllegalArgumentException) {
+        err.println("vigil: " + Wire.oneLine(ex.getMessage()));
+        return 2;
+      }
+      err.println("vigil: " + Wire.oneLine(String.valueOf(ex)));
+      return 1;
+    });
+    return cl.execute(args);
+  }
+
+  static Home home(Main root) {
+    return Home.resolve(root.homeOption, System.getenv(), System.getProperty("user.home"));
+  }
+
+  static ObjectNode args() {
+    return Wire.JSON.createObjectNode();
+  }
+
+  static long duration(String option, String text) {
+    try {
+      return Durations.parse(text);
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException(option + " '" + text + "' is not a duration (like 250ms, 30s, 5m, 1h)");
+    }
+  }
+
+  static ObjectNode call(Home home, String op, ObjectNode args) {
+    try (Client c = Client.connect(home, false)) {
+      return Client.ok(c.call(op, args));
+    }
+  }
+
+  static String pretty(JsonNode n) {
+    try {
+      return Wire.JSON.writerWithDefaultPrettyPrinter().writeValueAsString(n);
+    } catch (IOException e) {
+      return n.toString();
+    }
+  }
+
+  static VigilConfig config(Path file) {
+    return file == null ? VigilConfig.defaults() : ConfigLoader.load(file);
+  }
+
+  /** The commands that need the root's home. */
+  abstract static class Sub implements Callable<Integer> {
+    @CommandLine.ParentCommand
+    Main root;
+
+    Home home() {
+      return Main.home(root);
+    }
+
+    PrintStream out() {
+      return System.out;
+    }
+  }
+
+  @Command(name = "daemon", description = "Run the daemon in the foreground; SIGINT/SIGTERM leave workers running (D4).")
+  static final class DaemonCmd extends Sub {
+    @Option(names = "--config", paramLabel = "FILE")
+    Path config;
+
+    @Override
+    public Integer call() {
+      if (System.getProperty("vigil.log.level") == null) {
+        System.setProperty("vigil.log.level", "INFO");
+      }
+      VigilConfig c = Main.config(config);
+      Daemon d;
+      try {
+        d = Daemon.start(home(), c);
+      } catch (Daemon.Refused e) {
+        System.err.println("vigil: " + e.getMessage());
+        return e.exitCode();
+      }
+      Runtime.getRuntime().addShutdownHook(new Thread(d::close, "vigil-shutdown"));
+      d.done().join();
+      return 0;
+    }
+  }
+
+  @Command(name = "up", description = "Start a detached daemon (a singleton); prints its pid.")
+  static final class UpCmd extends Sub {
+    @Option(names = "--config", paramLabel = "FILE")
+    Path config;
+
+    @Override
+    public Integer call() {
+      Main.config(config);
+      long pid = Up.up(home(), config == null ? null : config.toAbsolutePath());
+      out().println("pid " + pid);
+      return 0;
+    }
+  }
+
+  @Command(name = "down", description = "Stop the daemon: only if idle (default, S5), or --stop-workers.")
+  static final class DownCmd extends Sub {
+    @Option(names = "--if-idle", description = "stop only if every worker quiesces (the default)")
+    boolean ifIdle;
+
+    @Option(names = "--stop-workers", description = "stop every worker gracefully, then the daemon")
+    boolean stopWorkers;
+
+    @Override
+    public Integer call() {
+      if (ifIdle && stopWorkers) {
+        throw new IllegalArgumentException("--if-idle and --stop-workers exclude each other");
+      }
+      Home h = home();
+      long pid = new StatusFile(h.statusFile()).read().map(s -> s.pid()).orElse(-1L);
+      try (Client c = Client.connect(h, true)) {
+        ObjectNode r = Client.ok(c.shutdown(!stopWorkers));
+        out().println(r.path("message").asText("shutting down"));
+      }
+      Up.waitGone(h, pid);
+      return 0;
+    }
+  }
+
+  @Command(name = "submit", description = "Queue a task; prints only its ticket id.")
+  static final class SubmitCmd extends Sub {
+    @Option(names = "--lane")
+    String lane;
+
+    @Option(names = "--max-attempts")
+    Integer maxAttempts;
+
+    @Option(names = "--priority")
+    Integer priority;
+
+    @Option(names = "--type")
+    String type;
+
+    @Option(names = "--payload", paramLabel = "JSON")
+    String payload;
+
+    @Option(names = "--not-before", paramLabel = "DURATION")
+    String notBefore;
+
+    @Option(names = "--key", description = "idempotency key")
+    String key;
+
+    @Parameters(paramLabel = "CMD", arity = "0..*")
+    List<String> command = new ArrayList<>();
+
+    @Override
+    public Integer call() {
+      ObjectNode a = args();
+      ObjectNode p;
+      if (payload != null) {
+        try {
+          JsonNode n = Wire.JSON.readTree(payload);
+          if (n == null || !n.isObject()) {
+            throw new IllegalArgumentException("--payload must be a JSON object");
+          }
+          p = (ObjectNode) n;
+        } catch (IOException e) {
+          throw new IllegalArgumentException("--payload is not JSON: " + Wire.oneLine(e.getMessage()));
+        }
+      } else {
+        p = args();
+      }
+      if (!command.isEmpty()) {
+        ArrayNode argv = p.putArray("argv");
+        command.forEach(argv::add);
+      } else if (payload == null) {
+        throw new IllegalArgumentException("submit needs a command after -- or a --payload");
+      }
+      a.set("payload", p);
+      if (lane != null) {
+        a.put("lane", lane);
+      }
+      if (type != null) {
+        a.put("type", type);
+      }
+      if (maxAttempts != null) {
+        a.put("maxAttempts", maxAttempts);
+      }
+      if (priority != null) {
+        a.put("priority", priority);
+      }
+      if (notBefore != null) {
+        a.put("notBeforeMs", System.currentTimeMillis() + duration("--not-before", notBefore));
+      }
+      if (key != null) {
+        a.put("key", key);
+      }
+      ObjectNode r = Main.call(home(), "submit", a);
+      out().println(r.path("ticket").path("id").asText());
+      return 0;
+    }
+  }
+
+  @Command(name = "status", description = "The daemon's status.")
+  static final class StatusCmd extends Sub {
+    @Option(names = "--json")
+    boolean json;
+
+    @Override
+    public Integer call() {
+      JsonNode s = Main.call(home(), "status", args()).path("status");
+      if (json) {
+        out().println(pretty(s));
+        return 0;
+      }
+      out().println("daemon pid " + s.path("pid").asLong() + ", " + s.path("state").asText() + ", version "
+          + s.path("version").asText() + " (build " + s.path("build").asText() + ")");
+      for (JsonNode l : s.path("lanes")) {
+        out().println("lane " + l.path("lane").asText() + ": " + l.path("occupied").asInt() + "/"
+            + l.path("concurrency").asInt() + " running, " + l.path("ready").asInt() + " ready"
+            + (l.path("parked").asBoolean() ? ", parked" : ""));
+      }
+      for (JsonNode r : s.path("runs")) {
+        out().println("run " + r.path("run").asText() + " " + r.path("state").asText() + " pid "
+            + r.path("pid").asText("-") + " (" + r.path("supervision").asText() + ")");
+      }
+      for (JsonNode v : s.path("services")) {
+        out().println("service " + v.path("name").asText() + " " + v.path("state").asText());
+      }
+      out().println("tickets " + s.path("tickets"));
+      return 0;
+    }
+  }
+
+  @Command(name = "tasks", description = "Tickets, in id order.")
+  static final class TasksCmd extends Sub {
+    @Option(names = "--state")
+    String state;
+
+    @Option(names = "--lane")
+    String lane;
+
+    @Option(names = "--json")
+    boolean json;
+
+    @Override
+    public Integer call() {
+      ObjectNode a = args();
+      a.put("what", "tickets");
+      if (state != null) {
+        a.put("state", state);
+      }
+      if (lane != null) {
+        a.put("lane", lane);
+      }
+      JsonNode ts = Main.call(home(), "list", a).path("tickets");
+      if (json) {
+        out().println(pretty(ts));
+        return 0;
+      }
+      for (JsonNode t : ts) {
+        out().println(ticketLine(t));
+      }
+      return 0;
+    }
+  }
+
+  static String ticketLine(JsonNode t) {
+    return String.format("%-8s %-10s lane %-10s attempts %d/%d%s%s", t.path("id").asText(), t.path("state").asText(),
+        t.path("lane").asText(), t.path("attemptsUsed").asInt(), t.path("maxAttempts").asInt(),
+        t.path("parked").asBoolean() ? " parked" : "",
+        t.hasNonNull("holdReason") ? " (" + t.path("holdReason").asText() + ")" : "");
+  }
+
+  @Command(name = "runs", description = "Runs, in id order.")
+  static final class RunsCmd extends Sub {
+    @Option(names = "--live")
+    boolean live;
+
+    @Option(names = "--json")
+    boolean json;
+
+    @Override
+    public Integer call() {
+      ObjectNode a = args();
+      a.put("what", "runs");
+      a.put("live", live);
+      JsonNode rs = Main.call(home(), "list", a).path("runs");
+      if (json) {
+        out().println(pretty(rs));
+        return 0;
+      }
+      for (JsonNode r : rs) {
+        out().println(runLine(r));
+      }
+      return 0;
+    }
+  }
+
+  static String runLine(JsonNode r) {
+    return String.format("%-10s attempt %d %-8s %-17s pid %-7s exit %s", r.path("id").asText(), r.path("attempt").asInt(),
+        r.path("state").asText(), r.hasNonNull("verdict") ? r.path("verdict").asText() : "-",
+        r.hasNonNull("pid") ? r.path("pid").asText() : "-",
+        r.hasNonNull("exitCode") ? r.path("exitCode").asText() : r.hasNonNull("signal") ? "signal " + r.path("signal").asText() : "-");
+  }
+
+  @Command(name = "show", description = "One ticket with its runs.")
+  static final class ShowCmd extends Sub {
+    @Parameters(paramLabel = "TICKET")
+    String ticket;
+
+    @Option(names = "--json")
+    boolean json;
+
+    @Override
+    public Integer call() {
+      ObjectNode a = args();
+      a.put("ticket", ticket);
+      JsonNode t = Main.call(home(), "show", a).path("ticket");
+      if (json) {
+        out().println(pretty(t));
+        return 0;
+      }
+      out().println(ticketLine(t));
+      for (JsonNode r : t.path("runs")) {
+        out().println("  " + runLine(r));
+      }
+      return 0;
+    }
+  }
+
+  @Command(name = "wait", description = "Wait for a ticket to settle: 0 SUCCEEDED, 1 another end (or HELD), 3 timeout.")
+  static final class WaitCmd extends Sub {
+    @Parameters(paramLabel = "TICKET")
+    String ticket;
+
+    @Option(names = "--timeout", paramLabel = "DURATION")
+    String timeout;
+
+    @Override
+    public Integer call() throws InterruptedException {
+      long limit = timeout == null ? Long.MAX_VALUE : duration("--timeout", timeout);
+      long deadline = System.nanoTime() / 1_000_000 + Math.min(limit, Long.MAX_VALUE / 4);
+      ObjectNode a = args();
+      a.put("ticket", ticket);
+      while (true) {
+        JsonNode t = Main.call(home(), "show", a).path("ticket");
+        String state = t.path("state").asText();
+        if (state.equals("SUCCEEDED")) {
+          out().println(ticket + " SUCCEEDED");
+          return 0;
+        }
+        if (state.equals("FAILED") || state.equals("CANCELLED") || state.equals("HELD")) {
+          out().println(ticket + " " + state + (t.hasNonNull("holdReason") ? " (" + t.path("holdReason").asText() + ")" : ""));
+          return 1;
+        }
+        if (System.nanoTime() / 1_000_000 >= deadline) {
+          System.err.println("vigil: timeout: " + ticket + " is still " + state);
+          return 3;
+        }
+        Thread.sleep(250);
+      }
+    }
+  }
+
+  abstract static class TicketVerb extends Sub {
+    @Parameters(paramLabel = "TICKET", arity = "0..1")
+    String ticket;
+
+    abstract String op();
+
+    ObjectNode verbArgs() {
+      if (ticket == null) {
+        throw new IllegalArgumentException(op() + " needs a TICKET");
+      }
+      ObjectNode a = args();
+      a.put("ticket", ticket);
+      return a;
+    }
+
+    @Override
+    public Integer call() {
+      ObjectNode r = Main.call(home(), op(), verbArgs());
+      out().println(r.path("message").asText(r.path("kind").asText()));
+      return 0;
+    }
+  }
+
+  abstract static class LaneVerb extends TicketVerb {
+    @Option(names = "--lane")
+    String lane;
+
+    @Override
+    ObjectNode verbArgs() {
+      if (lane != null && ticket != null) {
+        throw new IllegalArgumentException(op() + " takes a TICKET or --lane, not both");
+      }
+      if (lane != null) {
+        ObjectNode a = args();
+        a.put("lane", lane);
+        return a;
+      }
+      return super.verbArgs();
+    }
+  }
+
+  @Command(name = "park", description = "Park a ticket or a lane (Q9): never claimed until unparked.")
+  static final class ParkCmd extends LaneVerb {
+    @Override
+    String op() {
+      return "park";
+    }
+  }
+
+  @Command(name = "unpark", description = "Unpark a ticket or a lane.")
+  static final class UnparkCmd extends LaneVerb {
+    @Override
+    String op() {
+      return "unpark";
+    }
+  }
+
+  @Command(name = "hold", description = "Hold a READY ticket.")
+  static final class HoldCmd extends TicketVerb {
+    @Option(names = "--reason")
+    String reason;
+
+    @Override
+    String op() {
+      return "hold";
+    }
+
+    @Override
+    ObjectNode verbArgs() {
+      ObjectNode a = super.verbArgs();
+      if (reason != null) {
+        a.put("reason", reason);
+      }
+      return a;
+    }
+  }
+
+  @Command(name = "release", description = "Release a HELD ticket (Q8).")
+  static final class ReleaseCmd extends TicketVerb {
+    @Override
+    String op() {
+      return "release";
+    }
+  }
+
+  @Command(name = "cancel", description = "Cancel a READY or HELD ticket.")
+  static final class CancelCmd extends TicketVerb {
+    @Override
+    String op() {
+      return "cancel";
+    }
+  }
+
+  @Command(name = "logs", description = "A run's stdout and stderr.")
+  static final class LogsCmd extends Sub {
+    @Parameters(paramLabel = "RUN")
+    String run;
+
+    @Option(names = "--follow")
+    boolean follow;
+
+    @Override
+    public Integer call() throws Exception {
+      if (!run.matches("t-[0-9]+\\.[0-9]+|s-[a-z0-9_-]+")) {
+        throw new IllegalArgumentException("run '" + run + "' is not a run id (like t-12.1)");
+      }
+      Path dir = home().runs().resolve(run);
+      if (!Files.isDirectory(dir)) {
+        throw new Client.Failure(2, "no such run: " + run);
+      }
+      Path outLog = dir.resolve("stdout.log");
+      Path errLog = dir.resolve("stderr.log");
+      long[] at = {0, 0};
+      do {
+        at[0] = copy(outLog, at[0], System.out);
+        at[1] = copy(errLog, at[1], System.err);
+        if (follow) {
+          Thread.sleep(500);
+        }
+      } while (follow);
+      return 0;
+    }
+
+    private static long copy(Path p, long from, PrintStream to) throws IOException {
+      if (!Files.exists(p)) {
+        return from;
+      }
+      byte[] all = Files.readAllBytes(p);
+      if (all.length > from) {
+        to.write(all, (int) from, (int) (all.length - from));
+        to.flush();
+      }
+      return all.length;
+    }
+  }
+
+  @Command(name = "version", description = "This vigil's version, build and protocol.")
+  static final class VersionCmd extends Sub {
+    @Override
+    public Integer call() {
+      out().println("vigil " + BuildInfo.VERSION + " (build " + BuildInfo.BUILD + ", protocol " + BuildInfo.PROTOCOL + ")");
+      return 0;
+    }
+  }
+
+  @Command(name = "demo", description = "A guided run in a fresh temporary home, with a daemon killed mid-work.")
+  static final class DemoCmd extends Sub {
+    @Override
+    public Integer call() throws Exception {
+      return Demo.run(System.out);
+    }
+  }
+
+  @Command(name = "services", description = "Services and their restart budgets (S1).")
+  static final class ServicesCmd extends Sub {
+    @Option(names = "--json")
+    boolean json;
+
+    @Override
+    public Integer call() {
+      JsonNode sv = Main.call(home(), "status", args()).path("status").path("services");
+      if (json) {
+        out().println(pretty(sv));
+        return 0;
+      }
+      if (sv.isEmpty()) {
+        out().println("no services configured");
+      }
+      for (JsonNode v : sv) {
+        out().println(serviceLine(v));
+      }
+      return 0;
+    }
+  }
+
+  static String serviceLine(JsonNode v) {
+    return String.format("%-16s %-9s %-10s pid %-7s failures %d%s%s", v.path("name").asText(), v.path("activation").asText(),
+        v.path("state").asText(), v.hasNonNull("pid") ? v.path("pid").asText() : "-", v.path("failuresInWindow").asInt(),
+        v.hasNonNull("restartInMs") ? ", restart in " + Durations.format(v.path("restartInMs").asLong()) : "",
+        v.hasNonNull("note") ? " (" + v.path("note").asText() + ")" : "");
+  }
+
+  @Command(name = "watch", description = "A live view, refreshed every second; relaunches a lost daemon (S9).")
+  static final class WatchCmd extends Sub {
+    @Option(names = "--once", description = "print one frame and exit")
+    boolean once;
+
+    @Override
+    public Integer call() throws InterruptedException {
+      Home h = home();
+      long lostSinceMs = -1;
+      while (true) {
+        StringBuilder b = new StringBuilder();
+        try (Client c = Client.connect(h, true)) {
+          lostSinceMs = -1;
+          JsonNode s = Client.ok(c.call("status", args())).path("status");
+          long now = System.currentTimeMillis();
+          b.append("vigil ").append(h.dir()).append(" - daemon pid ").append(s.path("pid").asLong()).append(", ")
+              .append(s.path("state").asText()).append(", version ").append(s.path("version").asText()).append('\n');
+          for (JsonNode l : s.path("lanes")) {
+            b.append(String.format("lane %-12s %d/%d running, %d ready%s%n", l.path("lane").asText(),
+                l.path("occupied").asInt(), l.path("concurrency").asInt(), l.path("ready").asInt(),
+                l.path("parked").asBoolean() ? ", parked" : ""));
+          }
+          b.append("running work:\n");
+          for (JsonNode r : s.path("runs")) {
+            long since = r.hasNonNull("startedAtWallMs") ? r.path("startedAtWallMs").asLong() : r.path("claimedAtWallMs").asLong();
+            b.append(String.format("  %-10s %-8s pid %-7s %-9s %s%n", r.path("run").asText(), r.path("state").asText(),
+                r.hasNonNull("pid") ? r.path("pid").asText() : "-", r.path("supervision").asText(),
+                Durations.format(Math.max(0, now - since) / 1000 * 1000)));
+          }
+          if (!s.path("services").isEmpty()) {
+            b.append("services:\n");
+            s.path("services").forEach(v -> b.append("  ").append(serviceLine(v)).append('\n'));
+          }
+          ObjectNode a = args();
+          a.put("what", "runs");
+          JsonNode runs = Client.ok(c.call("list", a)).path("runs");
+          b.append("recent settlements:\n");
+          List<JsonNode> settled = new ArrayList<>();
+          runs.forEach(r -> {
+            if ("SETTLED".equals(r.path("state").asText())) {
+              settled.add(r);
+            }
+          });
+          for (JsonNode r : settled.subList(Math.max(0, settled.size() - 5), settled.size())) {
+            b.append("  ").append(runLine(r)).append('\n');
+          }
+          b.append("tickets ").append(s.path("tickets")).append('\n');
+        } catch (Client.Failure f) {
+          if (f.exitCode() != 4) {
+            throw f;
+          }
+          long now = System.nanoTime() / 1_000_000;
+          if (lostSinceMs < 0) {
+            lostSinceMs = now;
+          }
+          b.append("no daemon running on ").append(h.dir()).append(": relaunching (S9)\n");
+          if (!once) {
+            long pid = Up.up(h, null);
+            b.append("relaunched: pid ").append(pid).append('\n');
+          }
+        }
+        if (!once) {
+          out().print("\033[H\033[2J");
+        }
+        out().print(b);
+        out().flush();
+        if (once) {
+          return 0;
+        }
+        Thread.sleep(1000);
+      }
+    }
+  }
+
+  /** {@code vigil --version}. */
+  static final class VersionProvider implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      return new String[] {"vigil " + BuildInfo.VERSION + " (build " + BuildInfo.BUILD + ", protocol " + BuildInfo.PROTOCOL + ")"};
+    }
+  }
+}

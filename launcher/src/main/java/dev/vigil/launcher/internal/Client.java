@@ -1,0 +1,183 @@
+package dev.vigil.launcher.internal;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.vigil.worker.protocol.Message;
+import dev.vigil.worker.protocol.ProtocolClient;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.util.HashSet;
+import java.util.Optional;
+import dev.vigil.supervisor.Replacement;
+import dev.vigil.supervisor.Version;
+
+/**
+ * A control client (DESIGN.md §6): connects to {@code <home>/vigil.sock}, says hello, reads the
+ * daemon's capabilities, then sends commands one at a time and waits for each reply.
+ */
+public final class Client implements AutoCloseable {
+  /** How long a client waits for a reply, ms (a shutdown's reply waits for a quiesce round). */
+  static final long REPLY_WAIT_MS = 120_000;
+
+  /** A failure with the CLI's exit code and a one-line message. */
+  public static final class Failure extends RuntimeException {
+    private final int exitCode;
+
+    public Failure(int exitCode, String message) {
+      super(message);
+      this.exitCode = exitCode;
+    }
+
+    public int exitCode() {
+      return exitCode;
+    }
+  }
+
+  private final ProtocolClient client;
+  private final Message.Capabilities capabilities;
+  private final Replacement.Verdict verdict;
+
+  private Client(ProtocolClient client, Message.Capabilities capabilities, Replacement.Verdict verdict) {
+    this.client = client;
+    this.capabilities = capabilities;
+    this.verdict = verdict;
+  }
+
+  /** What this client makes of the daemon's version (S8, S9). */
+  public Replacement.Verdict verdict() {
+    return verdict;
+  }
+
+  /**
+   * S8/S9: the verdict on the daemon's capabilities. A client older than the daemon, or of another
+   * build, uses it and says so on stderr; one whose protocol does not agree stops (exit 3).
+   */
+  static Replacement.Verdict judge(Message.Capabilities caps, boolean interactive) {
+    Replacement.Verdict v;
+    try {
+      v = Replacement.decide(new Replacement.Client(Version.parse(BuildInfo.VERSION), BuildInfo.BUILD,
+          BuildInfo.PROTOCOL, interactive), Optional.of(new Replacement.Daemon(Version.parse(caps.version()),
+          caps.build(), (int) caps.protocol(), new HashSet<>(caps.capabilities()))));
+    } catch (RuntimeException e) {
+      return new Replacement.Verdict.Use();
+    }
+    if (v instanceof Replacement.Verdict.Refuse r) {
+      throw new Failure(3, r.message());
+    } else if (v instanceof Replacement.Verdict.UseAndTell t) {
+      System.err.println("vigil: " + t.message());
+    }
+    return v;
+  }
+
+  /**
+   * Connects to the daemon of {@code home}.
+   *
+   * @throws Failure exit 4 when no daemon answers on the socket
+   */
+  public static Client connect(Home home, boolean interactive) {
+    Optional<Client> c = tryConnect(home, interactive);
+    if (c.isEmpty()) {
+      throw new Failure(4, "no daemon running on " + home.dir());
+    }
+    return c.get();
+  }
+
+  /** Connects, or empty when no daemon answers. */
+  public static Optional<Client> tryConnect(Home home, boolean interactive) {
+    if (!Files.exists(home.socket())) {
+      return Optional.empty();
+    }
+    ProtocolClient pc;
+    try {
+      pc = ProtocolClient.connect(home.socket());
+    } catch (IOException | RuntimeException e) {
+      return Optional.empty();
+    }
+    try {
+      pc.send(new Message.ClientHello(BuildInfo.VERSION, BuildInfo.BUILD, BuildInfo.PROTOCOL, interactive));
+      Optional<Message.FromDaemon> m = pc.next(10_000);
+      if (m.isPresent() && m.get() instanceof Message.Capabilities caps) {
+        try {
+          return Optional.of(new Client(pc, caps, judge(caps, interactive)));
+        } catch (Failure f) {
+          pc.close();
+          throw f;
+        }
+      }
+    } catch (IOException e) {
+      // no daemon
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    pc.close();
+    return Optional.empty();
+  }
+
+  public Message.Capabilities capabilities() {
+    return capabilities;
+  }
+
+  /** Sends {@code op} with {@code args} and returns the reply's body. */
+  public ObjectNode call(String op, ObjectNode args) {
+    return send(new Message.Command(op, args));
+  }
+
+  /**
+   * Asks the daemon to shut down: {@code shutdown{ifIdle:true}} only if every worker quiesces (S5);
+   * {@code shutdown{ifIdle:false}} stops every worker gracefully first.
+   */
+  public ObjectNode shutdown(boolean ifIdle) {
+    return send(new Message.Shutdown(ifIdle));
+  }
+
+  private ObjectNode send(Message.ToDaemon m) {
+    try {
+      client.send(m);
+      Optional<Message.FromDaemon> r = client.next(REPLY_WAIT_MS);
+      if (r.isEmpty()) {
+        throw new Failure(1, "the daemon closed the connection without a reply");
+      }
+      if (r.get() instanceof Message.Reply reply) {
+        return reply.body();
+      } else if (r.get() instanceof Message.Error e) {
+        throw new Failure(2, e.reason());
+      }
+      throw new Failure(1, "unexpected answer from the daemon: " + r.get().op());
+    } catch (IOException e) {
+      throw new Failure(4, "the daemon went away: " + e.getMessage());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new Failure(1, "interrupted");
+    }
+  }
+
+  /** The CLI exit code of a reply kind: Invalid and NotFound 2, Denied and Busy 3, else 0. */
+  public static int exitCodeOf(ObjectNode reply) {
+    switch (reply.path("kind").asText()) {
+      case "Invalid":
+      case "NotFound":
+        return 2;
+      case "Denied":
+      case "Busy":
+        return 3;
+      default:
+        return 0;
+    }
+  }
+
+  /** Throws the reply's failure when it is one. */
+  public static ObjectNode ok(ObjectNode reply) {
+    int code = exitCodeOf(reply);
+    if (code != 0) {
+      String kind = reply.path("kind").asText();
+      String prefix = kind.equals("Busy") ? "busy: " : kind.equals("Denied") ? "denied: " : "";
+      String message = reply.path("message").asText();
+      throw new Failure(code, message.startsWith(prefix) ? message : prefix + message);
+    }
+    return reply;
+  }
+
+  @Override
+  public void close() {
+    client.close();
+  }
+}

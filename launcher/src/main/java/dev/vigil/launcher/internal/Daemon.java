@@ -1,0 +1,536 @@
+package dev.vigil.launcher.internal;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.vigil.coordination.OwnerId;
+import dev.vigil.coordination.ProcessIdentity;
+import dev.vigil.coordination.RetryPolicy;
+import dev.vigil.coordination.RunId;
+import dev.vigil.coordination.h2.H2Coordination;
+import dev.vigil.coordination.h2.H2Options;
+import dev.vigil.supervisor.DaemonLiveness;
+import dev.vigil.supervisor.engine.Command;
+import dev.vigil.supervisor.engine.Engine;
+import dev.vigil.supervisor.engine.EngineConfig;
+import dev.vigil.supervisor.engine.Journal;
+import dev.vigil.supervisor.engine.Ports;
+import dev.vigil.supervisor.engine.ProcessExit;
+import dev.vigil.supervisor.engine.Reply;
+import dev.vigil.supervisor.engine.ServiceSpec;
+import dev.vigil.supervisor.engine.Status;
+import dev.vigil.supervisor.engine.StatusBoard;
+import dev.vigil.supervisor.engine.StopKind;
+import dev.vigil.supervisor.engine.ToWorker;
+import dev.vigil.supervisor.engine.WorkerChannel;
+import dev.vigil.supervisor.engine.WorkerKey;
+import dev.vigil.supervisor.engine.WorkerMessage;
+import dev.vigil.worker.process.Processes;
+import dev.vigil.worker.protocol.Message;
+import dev.vigil.worker.protocol.Peer;
+import dev.vigil.worker.protocol.ProtocolServer;
+import dev.vigil.worker.protocol.RunToken;
+import dev.vigil.worker.protocol.Subject;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The shell around the {@link Engine} (DESIGN.md §7): one scheduling thread that boots the engine,
+ * calls {@code tick} every {@value #TICK_MS} ms and runs every event that the socket threads and
+ * the exit watchers enqueue; the status file written every heartbeat (D1) and deleted on a clean
+ * exit; the singleton lock and the foreign-loop check (D2). Stopping leaves every worker running
+ * (D4). The loop is stopped by a flag, never by an interrupt (an interrupt inside H2 corrupts it).
+ */
+public final class Daemon implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Daemon.class);
+  /** Period of the engine's tick, ms. */
+  static final long TICK_MS = 100;
+
+  /** Why a daemon did not start: refused (exit 3) or a bad configuration/home (exit 2). */
+  public static final class Refused extends Exception {
+    private final int exitCode;
+
+    public Refused(int exitCode, String message) {
+      super(message);
+      this.exitCode = exitCode;
+    }
+
+    public int exitCode() {
+      return exitCode;
+    }
+  }
+
+  private final Home home;
+  private final VigilConfig config;
+  private final BlockingQueue<Runnable> queue = new LinkedBlockingQueue<>();
+  private final Map<WorkerKey, Peer> bound = new HashMap<>();
+  private final Map<Long, WorkerKey> peerKeys = new HashMap<>();
+  private final CompletableFuture<Void> done = new CompletableFuture<>();
+  private final StatusFile statusFile;
+  private final long startedAtWallMs = System.currentTimeMillis();
+  private final long monoBase = System.nanoTime();
+  private volatile boolean running = true;
+  private volatile boolean closing;
+  private DaemonLock lock;
+  private H2Coordination coordination;
+  private RealWorkers workers;
+  private ProtocolServer server;
+  private Engine engine;
+  private Thread loop;
+
+  private Daemon(Home home, VigilConfig config) {
+    this.home = home;
+    this.config = config;
+    this.statusFile = new StatusFile(home.statusFile());
+  }
+
+  /**
+   * Starts a daemon on {@code home}: lock, store, engine boot (recovery), socket. Returns once the
+   * socket listens.
+   *
+   * @throws Refused when another daemon runs on this home (D2) or the home/store cannot be opened
+   */
+  public static Daemon start(Home home, VigilConfig config) throws Refused {
+    Daemon d = new Daemon(home, config);
+    try {
+      d.open();
+    } catch (Refused | RuntimeException e) {
+      d.release();
+      throw e;
+    }
+    return d;
+  }
+
+  private void open() throws Refused {
+    try {
+      home.prepare();
+    } catch (ConfigException e) {
+      throw new Refused(2, e.getMessage());
+    }
+    try {
+      lock = DaemonLock.tryAcquire(home.lockFile()).orElse(null);
+    } catch (IOException e) {
+      throw new Refused(1, "cannot open " + home.lockFile() + ": " + e.getMessage());
+    }
+    if (lock == null) {
+      String who = statusFile.read().map(s -> " (pid " + s.pid() + ")").orElse("");
+      throw new Refused(3, "refused: a daemon" + who + " already runs on " + home.dir());
+    }
+    DaemonLiveness liveness = DaemonLiveness.from(config.timeouts());
+    long now = System.currentTimeMillis();
+    Optional<DaemonLiveness.Status> st = statusFile.read();
+    long pidStart = statusFile.readJson().map(n -> n.path("pid_start").asLong(-1)).orElse(-1L);
+    boolean pidAlive = st.isPresent() && Processes.identityOf(st.get().pid())
+        .filter(id -> pidStart < 0 || id.startTicks() == pidStart).isPresent();
+    if (liveness.atStart(st, ProcessHandle.current().pid(), pidAlive, now) instanceof DaemonLiveness.Singleton.Refuse r) {
+      throw new Refused(3, "refused: a daemon (pid " + r.pid() + ") already runs on " + home.dir()
+          + " (its heartbeat is " + r.ageMs() + " ms old)");
+    }
+    RetryPolicy retry = config.retry();
+    H2Options options = H2Options.defaults().withRetryPolicy(retry)
+        .withDurability(config.durability().equals("power") ? H2Options.Durability.POWER : H2Options.Durability.PROCESS);
+    try {
+      coordination = H2Coordination.open(home.databaseFile(), options);
+    } catch (RuntimeException e) {
+      throw new Refused(1, "cannot open the store: " + Wire.oneLine(e.getMessage()));
+    }
+    List<String> extra = new ArrayList<>();
+    config.workerTypes().values().forEach(t -> extra.addAll(t.classpath()));
+    workers = new RealWorkers(home.dir(), RealWorkers.workerClasspath(extra), config.timeouts(),
+        exit -> enqueue(() -> engine.onExit(exit, mono(), wall())));
+    ProcessIdentity self = Processes.self();
+    EngineConfig ec = engineConfig(self);
+    Ports ports = new Ports(coordination, workers, workers, new Channel(), new Board(self), new LogJournal());
+    CompletableFuture<Void> booted = new CompletableFuture<>();
+    loop = new Thread(() -> run(ec, ports, booted), "vigil-scheduler");
+    loop.start();
+    try {
+      booted.get(config.timeouts().ms(dev.vigil.supervisor.TimeoutLattice.Timeout.SUPERVISOR_BOOT), TimeUnit.MILLISECONDS);
+    } catch (Exception e) {
+      running = false;
+      throw new Refused(1, "the daemon did not boot: " + Wire.oneLine(String.valueOf(e.getCause() != null ? e.getCause().getMessage() : e.getMessage())));
+    }
+    try {
+      server = ProtocolServer.start(home.socket(), this::tokenHash, new Handler());
+    } catch (IOException e) {
+      running = false;
+      done.join();
+      throw new Refused(3, "refused: cannot listen on " + home.socket() + ": " + e.getMessage());
+    }
+    LOG.info("vigil {} (build {}) serves {} as pid {}", BuildInfo.VERSION, BuildInfo.BUILD, home.dir(), self.pid());
+  }
+
+  private EngineConfig engineConfig(ProcessIdentity self) {
+    String host = hostName();
+    OwnerId owner = new OwnerId(("d-" + host + "-" + self.pid() + "-" + self.startTicks()).replaceAll("[^A-Za-z0-9._:@-]", "_"));
+    List<EngineConfig.LaneLimit> lanes = new ArrayList<>();
+    config.lanes().forEach((l, n) -> lanes.add(new EngineConfig.LaneLimit(l, n)));
+    List<ServiceSpec> services = new ArrayList<>();
+    for (VigilConfig.ServiceSpec s : config.services()) {
+      services.add(new ServiceSpec(s.name(), s.type(), s.payload(), ServiceSpec.Activation.ALWAYS));
+    }
+    return new EngineConfig(owner, host, BuildInfo.BUILD, BuildInfo.VERSION, BuildInfo.PROTOCOL, lanes,
+        new java.util.TreeSet<>(config.workerTypes().keySet()), services, config.timeouts());
+  }
+
+  private static String hostName() {
+    String h = System.getenv("HOSTNAME");
+    if (h == null || h.isBlank()) {
+      try {
+        h = Files.readString(Path.of("/etc/hostname"), StandardCharsets.UTF_8).trim();
+      } catch (IOException e) {
+        h = "localhost";
+      }
+    }
+    return h.isBlank() ? "localhost" : h;
+  }
+
+  private long mono() {
+    return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - monoBase) + 1;
+  }
+
+  private static long wall() {
+    return System.currentTimeMillis();
+  }
+
+  private void enqueue(Runnable r) {
+    queue.add(r);
+  }
+
+  /** The scheduling thread: boot, then tick and events until stopped; then the clean close. */
+  private void run(EngineConfig ec, Ports ports, CompletableFuture<Void> booted) {
+    try {
+      engine = Engine.boot(ec, ports, mono(), wall());
+      booted.complete(null);
+    } catch (RuntimeException e) {
+      LOG.error("boot failed", e);
+      booted.completeExceptionally(e);
+      running = false;
+      done.complete(null);
+      return;
+    }
+    long lastTick = 0;
+    while (running && !engine.stopped()) {
+      Runnable r;
+      try {
+        r = queue.poll(20, TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        r = null;
+      }
+      while (r != null) {
+        safely(r);
+        r = queue.poll();
+      }
+      long now = mono();
+      if (now - lastTick >= TICK_MS) {
+        lastTick = now;
+        safely(() -> engine.tick(now, wall()));
+      }
+    }
+    closing = true;
+    Runnable r;
+    while ((r = queue.poll()) != null) {
+      safely(r);
+    }
+    LOG.info("the daemon stops{}", engine.stopped() ? " (shutdown complete)" : "; workers are left running (D4)");
+    release();
+    done.complete(null);
+  }
+
+  private static void safely(Runnable r) {
+    try {
+      r.run();
+    } catch (RuntimeException e) {
+      LOG.error("event failed", e);
+    }
+  }
+
+  private void release() {
+    if (server != null) {
+      server.close();
+    }
+    if (engine != null && statusFile.read().map(st -> st.pid() == ProcessHandle.current().pid()).orElse(true)) {
+      statusFile.delete();
+    }
+    if (coordination != null) {
+      try {
+        coordination.close();
+      } catch (RuntimeException e) {
+        LOG.warn("closing the store: {}", e.toString());
+      }
+    }
+    if (lock != null) {
+      try {
+        lock.close();
+      } catch (IOException e) {
+        // released by the kernel at exit anyway
+      }
+    }
+  }
+
+  /** Runs a command on the scheduling thread and returns its reply. */
+  public CompletableFuture<Reply> call(Command command) {
+    CompletableFuture<Reply> f = new CompletableFuture<>();
+    enqueue(() -> engine.onClientCommand(command, f::complete, mono(), wall()));
+    return f;
+  }
+
+  /** The daemon's pid. */
+  public long pid() {
+    return ProcessHandle.current().pid();
+  }
+
+  /** Completes when the daemon stopped and released everything. */
+  public CompletableFuture<Void> done() {
+    return done;
+  }
+
+  /** Stops the daemon, leaving every worker running (D4), and waits until it released everything. */
+  @Override
+  public void close() {
+    running = false;
+    done.join();
+  }
+
+  private Optional<String> tokenHash(Subject s) {
+    try {
+      String dir = s instanceof Subject.Session ? "s-" + s.id() : s.id();
+      return workers.tokenHashOf(dir);
+    } catch (RuntimeException e) {
+      return Optional.empty();
+    }
+  }
+
+  private static Optional<WorkerKey> keyOf(Subject s) {
+    try {
+      if (s instanceof Subject.Run r) {
+        return Optional.of(new WorkerKey.Task(RunId.parse(r.id())));
+      } else if (s instanceof Subject.Session ss) {
+        return Optional.of(new WorkerKey.Service(ss.id()));
+      }
+    } catch (RuntimeException e) {
+      // not a key
+    }
+    return Optional.empty();
+  }
+
+  /** Socket events, on the connection threads: everything for the engine is enqueued. */
+  private final class Handler implements ProtocolServer.Handler {
+    @Override
+    public void onMessage(Peer peer, Message.ToDaemon m) {
+      if (m instanceof Message.ClientHello) {
+        peer.send(new Message.Capabilities(List.of("idle_shutdown"), BuildInfo.BUILD, BuildInfo.VERSION,
+            BuildInfo.PROTOCOL));
+      } else if (m instanceof Message.Command c) {
+        Command cmd;
+        try {
+          cmd = Wire.command(c.op(), withStallCode(c), config.maxAttempts());
+        } catch (RuntimeException e) {
+          peer.send(new Message.Reply(Wire.error("Invalid", Wire.oneLine(e.getMessage()))));
+          return;
+        }
+        enqueue(() -> engine.onClientCommand(cmd, reply -> peer.send(new Message.Reply(Wire.reply(reply))), mono(),
+            wall()));
+      } else if (m instanceof Message.Shutdown s) {
+        Command cmd = new Command.Shutdown(s.ifIdle() ? Command.Shutdown.Mode.IF_IDLE : Command.Shutdown.Mode.STOP_WORKERS);
+        enqueue(() -> engine.onClientCommand(cmd, reply -> peer.send(new Message.Reply(Wire.reply(reply))), mono(),
+            wall()));
+      } else if (m instanceof Message.Hello h) {
+        Optional<WorkerKey> key = keyOf(h.subject());
+        if (key.isEmpty()) {
+          peer.send(new Message.AdoptDenied("no such run or session: " + h.subject().id()));
+          peer.close();
+          return;
+        }
+        enqueue(() -> {
+          ToWorker answer;
+          try {
+            answer = engine.onHello(new WorkerMessage.Hello(key.get(), RunToken.hash(h.token()), h.build(), h.pid()),
+                mono(), wall());
+          } catch (IllegalArgumentException e) {
+            answer = new ToWorker.AdoptDenied(Wire.oneLine(e.getMessage()));
+          }
+          if (answer instanceof ToWorker.Welcome w) {
+            Peer old = bound.put(key.get(), peer);
+            if (old != null && old != peer) {
+              peerKeys.remove(old.id());
+              old.close();
+            }
+            peerKeys.put(peer.id(), key.get());
+            peer.send(new Message.Welcome(w.build(), w.go()));
+          } else if (answer instanceof ToWorker.AdoptDenied d) {
+            peer.send(new Message.AdoptDenied(d.reason()));
+            peer.close();
+          } else {
+            throw new AssertionError(answer);
+          }
+        });
+      } else if (m instanceof Message.FromWorker fw) {
+        WorkerMessage wm = toEngine(fw);
+        if (wm == null) {
+          return;
+        }
+        enqueue(() -> {
+          WorkerKey key = peerKeys.get(peer.id());
+          if (key != null) {
+            engine.onMessage(key, wm, mono(), wall());
+          }
+        });
+      }
+    }
+
+    @Override
+    public void onClosed(Peer peer) {
+      enqueue(() -> {
+        WorkerKey key = peerKeys.remove(peer.id());
+        if (key != null && bound.get(key) == peer) {
+          bound.remove(key);
+        }
+      });
+    }
+  }
+
+  private ObjectNode withStallCode(Message.Command c) {
+    ObjectNode args = c.args();
+    if (c.op().equals("submit") && args.path("payload").isObject()) {
+      String type = args.path("type").asText("command");
+      VigilConfig.WorkerTypeSpec spec = config.workerTypes().get(type);
+      ObjectNode payload = (ObjectNode) args.get("payload");
+      if (spec != null && spec.builtin() != null && !payload.has("stallCode")) {
+        payload.put("stallCode", spec.stallExitCode());
+      }
+    }
+    return args;
+  }
+
+  private static WorkerMessage toEngine(Message.FromWorker m) {
+    if (m instanceof Message.Busy b) {
+      return new WorkerMessage.Busy(b.work());
+    } else if (m instanceof Message.Idle) {
+      return new WorkerMessage.Idle();
+    } else if (m instanceof Message.Quiesced) {
+      return new WorkerMessage.Quiesced();
+    } else if (m instanceof Message.Progress p) {
+      return new WorkerMessage.Progress(p.message());
+    } else if (m instanceof Message.OutcomeReport o) {
+      return new WorkerMessage.OutcomeReported(o.outcome().verdict());
+    }
+    return null;
+  }
+
+  /** Frames to welcomed workers (scheduling thread). */
+  private final class Channel implements WorkerChannel {
+    @Override
+    public boolean send(WorkerKey key, ToWorker message) {
+      Peer p = bound.get(key);
+      if (p == null || !p.isOpen()) {
+        return false;
+      }
+      if (message instanceof ToWorker.Welcome w) {
+        return p.send(new Message.Welcome(w.build(), w.go()));
+      } else if (message instanceof ToWorker.AdoptDenied d) {
+        boolean sent = p.send(new Message.AdoptDenied(d.reason()));
+        p.close();
+        return sent;
+      } else if (message instanceof ToWorker.Quiesce) {
+        return p.send(new Message.Quiesce());
+      } else if (message instanceof ToWorker.Release) {
+        return p.send(new Message.Release());
+      } else if (message instanceof ToWorker.Stop s) {
+        if (s.kind() == StopKind.IDLE_SHUTDOWN) {
+          return p.send(new Message.Stop(s.graceMs()));
+        } else if (s.kind() == StopKind.LOST) {
+          boolean sent = p.send(new Message.AdoptDenied("lost: this daemon runs another build"));
+          p.close();
+          return sent;
+        }
+        return false;
+      } else {
+        throw new AssertionError(message);
+      }
+    }
+  }
+
+  /** daemon.json every heartbeat (D1), written on the scheduling thread. */
+  private final class Board implements StatusBoard {
+    private final ProcessIdentity self;
+
+    Board(ProcessIdentity self) {
+      this.self = self;
+    }
+
+    @Override
+    public void publish(Status status) {
+      if (closing || status.state() == Status.State.STOPPED) {
+        return;
+      }
+      if (foreignLoop(status.heartbeatAtWallMs())) {
+        return;
+      }
+      ObjectNode o = Wire.JSON.createObjectNode();
+      o.put("schema", StatusFile.SCHEMA);
+      o.put("pid", self.pid());
+      o.put("pid_start", self.startTicks());
+      o.put("build", BuildInfo.BUILD);
+      o.put("version", BuildInfo.VERSION);
+      o.put("protocol", BuildInfo.PROTOCOL);
+      o.put("started_at", startedAtWallMs);
+      o.put("heartbeat_at", status.heartbeatAtWallMs());
+      o.put("home", home.dir().toString());
+      ObjectNode s = Wire.status(status);
+      o.put("state", status.state().name());
+      o.set("lanes", s.get("lanes"));
+      o.set("runs", s.get("runs"));
+      o.set("services", s.get("services"));
+      try {
+        statusFile.write(o);
+      } catch (IOException e) {
+        LOG.warn("cannot write {}: {}", statusFile.path(), e.toString());
+      }
+    }
+  }
+
+  /**
+   * D2 foreign loop: another live daemon wrote a fresh {@code daemon.json} on this home (a lock that
+   * did not hold, e.g. a home on a network file system). This daemon then stops, leaving every
+   * worker running (D4), rather than schedule beside it.
+   */
+  private boolean foreignLoop(long nowWallMs) {
+    Optional<DaemonLiveness.Status> st = statusFile.read();
+    long own = ProcessHandle.current().pid();
+    if (st.isEmpty() || st.get().pid() == own) {
+      return false;
+    }
+    long pidStart = statusFile.readJson().map(n -> n.path("pid_start").asLong(-1)).orElse(-1L);
+    boolean alive = Processes.identityOf(st.get().pid()).filter(id -> pidStart < 0 || id.startTicks() == pidStart)
+        .isPresent();
+    if (DaemonLiveness.from(config.timeouts()).atStart(st, own, alive, nowWallMs)
+        instanceof DaemonLiveness.Singleton.Refuse r) {
+      LOG.error("another daemon (pid {}) schedules on {}: this one stops and leaves its workers running (D2, D4)",
+          r.pid(), home.dir());
+      running = false;
+      closing = true;
+      return true;
+    }
+    return false;
+  }
+
+  /** Engine events to the log. */
+  private static final class LogJournal implements Journal {
+    @Override
+    public void record(dev.vigil.supervisor.engine.EngineEvent event) {
+      LOG.info("{}", event);
+    }
+  }
+}

@@ -1,0 +1,197 @@
+package dev.vigil.launcher.internal;
+
+import dev.vigil.supervisor.TimeoutLattice;
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * {@code vigil up}: a detached singleton daemon. The daemon runs in its own session
+ * ({@code setsid}), stdin from {@code /dev/null}, output appended to {@code <home>/logs/daemon.log};
+ * {@code up} returns once the socket answers. When several start at once, the lock lets exactly
+ * one serve (D2) and every {@code up} reports that one's pid.
+ */
+public final class Up {
+  private static final long POLL_MS = 100;
+
+  private Up() {}
+
+  /**
+   * Returns the pid of the daemon serving {@code home}, starting one when none answers.
+   *
+   * @throws Client.Failure exit 2 for a bad configuration, 3 when refused, 1 when it did not start
+   */
+  public static long up(Home home, Path config) {
+    home.prepare();
+    Optional<Long> running = replaceOrUse(home);
+    if (running.isPresent()) {
+      return running.get();
+    }
+    Path log = home.logs().resolve("daemon.log");
+    Process p;
+    try {
+      ProcessBuilder pb = new ProcessBuilder(daemonCommand(home, config))
+          .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+          .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+          .redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()));
+      p = pb.start();
+    } catch (IOException e) {
+      throw new Client.Failure(1, "cannot start the daemon: " + e.getMessage());
+    }
+    long deadline = System.nanoTime() / 1_000_000 + TimeoutLattice.Timeout.SUPERVISOR_BOOT.defaultMs() + 10_000;
+    while (System.nanoTime() / 1_000_000 < deadline) {
+      running = pidOfRunning(home);
+      if (running.isPresent()) {
+        return running.get();
+      }
+      if (!p.isAlive()) {
+        int code = p.exitValue();
+        if (code != 3) {
+          throw new Client.Failure(code == 2 ? 2 : 1, "the daemon did not start: " + lastLine(log));
+        }
+        // another daemon won the lock (D2): wait for it to answer
+      }
+      sleep(POLL_MS);
+    }
+    throw new Client.Failure(1, "the daemon did not answer within the boot time; see " + log);
+  }
+
+  /**
+   * S8: an interactive start replaces a daemon of a lower version, only by {@code shutdown{ifIdle}}
+   * (S5); a busy daemon stays and the user is told. Returns the pid of the daemon to use, or empty
+   * when none answers (any more).
+   */
+  private static Optional<Long> replaceOrUse(Home home) {
+    Optional<Client> c = Client.tryConnect(home, true);
+    if (c.isEmpty()) {
+      return Optional.empty();
+    }
+    try (Client client = c.get()) {
+      long pid = client.call("status", Wire.JSON.createObjectNode()).path("status").path("pid").asLong();
+      if (!(client.verdict() instanceof dev.vigil.supervisor.Replacement.Verdict.ReplaceIfIdle)) {
+        return Optional.of(pid);
+      }
+      var reply = client.shutdown(true);
+      if (Client.exitCodeOf(reply) != 0) {
+        System.err.println("vigil: busy: the running daemon (" + client.capabilities().version()
+            + ") is not replaced: " + reply.path("message").asText());
+        return Optional.of(pid);
+      }
+      waitGone(home, pid);
+      return Optional.empty();
+    }
+  }
+
+  /** The pid of the daemon that answers on the socket, if one does. */
+  public static Optional<Long> pidOfRunning(Home home) {
+    Optional<Client> c = Client.tryConnect(home, true);
+    if (c.isEmpty()) {
+      return Optional.empty();
+    }
+    try (Client client = c.get()) {
+      return Optional.of(client.call("status", Wire.JSON.createObjectNode()).path("status").path("pid").asLong());
+    } catch (Client.Failure e) {
+      return Optional.empty();
+    }
+  }
+
+  /** Waits until no daemon answers and {@code pid} (if known) has exited, up to {@code launcherWait}. */
+  public static void waitGone(Home home, long pid) {
+    long deadline = System.nanoTime() / 1_000_000 + TimeoutLattice.Timeout.LAUNCHER_WAIT.defaultMs();
+    while (System.nanoTime() / 1_000_000 < deadline) {
+      boolean alive = pid > 0 && ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+      if (!alive && !Files.exists(home.socket())) {
+        return;
+      }
+      if (!alive && Client.tryConnect(home, false).map(c -> {
+        c.close();
+        return true;
+      }).isEmpty()) {
+        return;
+      }
+      sleep(POLL_MS);
+    }
+    throw new Client.Failure(1, "the daemon did not exit within " + TimeoutLattice.Timeout.LAUNCHER_WAIT.defaultMs() + " ms");
+  }
+
+  /** {@code [setsid] java (-jar vigil.jar | -cp CP Main) --home H daemon [--config F]}. */
+  public static List<String> daemonCommand(Home home, Path config) {
+    List<String> c = new ArrayList<>();
+    if (Files.isExecutable(Path.of("/usr/bin/setsid"))) {
+      c.add("/usr/bin/setsid");
+    } else if (Files.isExecutable(Path.of("/bin/setsid"))) {
+      c.add("/bin/setsid");
+    }
+    c.addAll(selfCommand());
+    c.add("--home");
+    c.add(home.dir().toString());
+    c.add("daemon");
+    if (config != null) {
+      c.add("--config");
+      c.add(config.toString());
+    }
+    return c;
+  }
+
+  /** How to run this vigil again: {@code java -jar vigil.jar} or {@code java -cp CP dev.vigil.launcher.Main}. */
+  public static List<String> selfCommand() {
+    List<String> c = new ArrayList<>();
+    c.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    c.add("-XX:+UseSerialGC");
+    c.add("-XX:TieredStopAtLevel=1");
+    Optional<Path> jar = runningJar();
+    if (jar.isPresent()) {
+      c.add("-jar");
+      c.add(jar.get().toString());
+    } else {
+      c.add("-cp");
+      List<String> cp = new ArrayList<>();
+      for (String e : System.getProperty("java.class.path").split(File.pathSeparator)) {
+        if (!e.isEmpty()) {
+          cp.add(Path.of(e).toAbsolutePath().toString());
+        }
+      }
+      c.add(String.join(File.pathSeparator, cp));
+      c.add("dev.vigil.launcher.Main");
+    }
+    return c;
+  }
+
+  /** The jar this code runs from, if it runs from a jar. */
+  public static Optional<Path> runningJar() {
+    try {
+      Path p = Path.of(Up.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+      return p.toString().endsWith(".jar") && Files.isRegularFile(p) ? Optional.of(p) : Optional.empty();
+    } catch (Exception e) {
+      return Optional.empty();
+    }
+  }
+
+  private static String lastLine(Path log) {
+    try {
+      List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
+      for (int i = lines.size() - 1; i >= 0; i--) {
+        if (lines.get(i).startsWith("vigil: ")) {
+          return lines.get(i).substring("vigil: ".length());
+        }
+      }
+      return lines.isEmpty() ? "see " + log : lines.get(lines.size() - 1);
+    } catch (IOException e) {
+      return "see " + log;
+    }
+  }
+
+  static void sleep(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new Client.Failure(1, "interrupted");
+    }
+  }
+}

@@ -1,0 +1,216 @@
+package dev.vigil.launcher.internal;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.module.SimpleModule;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.ser.std.ToStringSerializer;
+import dev.vigil.coordination.Lane;
+import dev.vigil.coordination.NewTicket;
+import dev.vigil.coordination.OwnerId;
+import dev.vigil.coordination.Run;
+import dev.vigil.coordination.RunId;
+import dev.vigil.coordination.Ticket;
+import dev.vigil.coordination.TicketId;
+import dev.vigil.coordination.TicketQuery;
+import dev.vigil.coordination.TicketState;
+import dev.vigil.supervisor.engine.Command;
+import dev.vigil.supervisor.engine.Reply;
+import dev.vigil.supervisor.engine.Status;
+import java.util.Locale;
+
+/**
+ * The control protocol's payloads (DESIGN.md §6): a client command's {@code args} to an engine
+ * {@link Command}, and an engine {@link Reply} to the JSON body of a {@code reply} frame. Commands
+ * the wire's op list does not name yet travel as arguments of an allowed op:
+ * {@code list{"what":"runs"}}, {@code park{"lane":…}}, {@code status{"what":"pause"|"resume"}},
+ * {@code status{"what":"start-service"|"stop-service","service":…}}.
+ */
+public final class Wire {
+  /** Jackson with ids, lanes and owners written as their text. */
+  public static final ObjectMapper JSON = new ObjectMapper()
+      .registerModule(new SimpleModule()
+          .addSerializer(TicketId.class, ToStringSerializer.instance)
+          .addSerializer(RunId.class, ToStringSerializer.instance)
+          .addSerializer(Lane.class, ToStringSerializer.instance)
+          .addSerializer(OwnerId.class, ToStringSerializer.instance))
+      .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS);
+
+  private Wire() {}
+
+  /**
+   * The engine command for a wire command.
+   *
+   * @throws IllegalArgumentException with a one-line message naming the bad field
+   */
+  public static Command command(String op, ObjectNode args, int defaultMaxAttempts) {
+    switch (op) {
+      case "submit": {
+        Lane lane = new Lane(text(args, "lane", "default"));
+        String type = text(args, "type", "command");
+        JsonNode payload = args.get("payload");
+        if (payload == null || payload.isNull()) {
+          throw new IllegalArgumentException("submit: payload is required");
+        }
+        int max = args.has("maxAttempts") ? args.get("maxAttempts").asInt() : defaultMaxAttempts;
+        int priority = args.has("priority") ? args.get("priority").asInt() : 0;
+        long notBefore = args.has("notBeforeMs") ? args.get("notBeforeMs").asLong() : 0;
+        String key = args.hasNonNull("key") ? args.get("key").asText() : null;
+        return new Command.Submit(new NewTicket(lane, type, payload.toString(), max, priority, notBefore, key));
+      }
+      case "status": {
+        String what = text(args, "what", "status");
+        if (what.equals("pause")) {
+          return new Command.Pause();
+        } else if (what.equals("resume")) {
+          return new Command.Resume();
+        } else if (what.equals("start-service")) {
+          return new Command.StartService(required(args, "service"));
+        } else if (what.equals("stop-service")) {
+          return new Command.StopService(required(args, "service"));
+        }
+        return new Command.StatusQuery();
+      }
+      case "list": {
+        String what = text(args, "what", "tickets");
+        if (what.equals("runs")) {
+          return new Command.ListRuns(args.path("live").asBoolean(false));
+        }
+        TicketQuery q = TicketQuery.all();
+        if (args.hasNonNull("state")) {
+          String s = args.get("state").asText().toUpperCase(Locale.ROOT);
+          try {
+            q = q.inState(TicketState.valueOf(s));
+          } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--state '" + args.get("state").asText() + "' is not one of "
+                + java.util.Arrays.toString(TicketState.values()));
+          }
+        }
+        if (args.hasNonNull("lane")) {
+          q = q.inLane(new Lane(args.get("lane").asText()));
+        }
+        return new Command.ListTickets(q);
+      }
+      case "show":
+        return new Command.Show(ticket(args));
+      case "park":
+        return args.hasNonNull("lane") ? new Command.ParkLane(new Lane(args.get("lane").asText()))
+            : new Command.Park(ticket(args));
+      case "unpark":
+        return args.hasNonNull("lane") ? new Command.UnparkLane(new Lane(args.get("lane").asText()))
+            : new Command.Unpark(ticket(args));
+      case "hold":
+        return new Command.Hold(ticket(args), text(args, "reason", "held by an operator"));
+      case "release":
+        return new Command.Release(ticket(args));
+      case "cancel":
+        return new Command.Cancel(ticket(args));
+      default:
+        throw new IllegalArgumentException("unknown command '" + op + "'");
+    }
+  }
+
+  private static TicketId ticket(ObjectNode args) {
+    String t = required(args, "ticket");
+    try {
+      return TicketId.parse(t);
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException("ticket '" + t + "' is not a ticket id (like t-12)");
+    }
+  }
+
+  private static String required(ObjectNode args, String field) {
+    if (!args.hasNonNull(field)) {
+      throw new IllegalArgumentException(field + " is required");
+    }
+    return args.get(field).asText();
+  }
+
+  private static String text(ObjectNode args, String field, String dflt) {
+    return args.hasNonNull(field) ? args.get(field).asText() : dflt;
+  }
+
+  /** The JSON body of a reply: {@code kind} plus the reply's fields. */
+  public static ObjectNode reply(Reply r) {
+    ObjectNode o = JSON.createObjectNode();
+    o.put("kind", r.getClass().getSimpleName());
+    if (r instanceof Reply.Submitted s) {
+      o.set("ticket", ticket(s.ticket()));
+      o.put("duplicate", s.duplicate());
+    } else if (r instanceof Reply.StatusReport s) {
+      o.set("status", status(s.status()));
+    } else if (r instanceof Reply.TicketList l) {
+      ArrayNode a = o.putArray("tickets");
+      l.tickets().forEach(t -> a.add(ticket(t)));
+    } else if (r instanceof Reply.TicketDetail d) {
+      ObjectNode t = ticket(d.ticket());
+      ArrayNode a = t.putArray("runs");
+      d.runs().forEach(run -> a.add(run(run)));
+      o.set("ticket", t);
+    } else if (r instanceof Reply.RunList l) {
+      ArrayNode a = o.putArray("runs");
+      l.runs().forEach(run -> a.add(run(run)));
+    } else if (r instanceof Reply.TicketChanged c) {
+      o.set("ticket", ticket(c.ticket()));
+      o.put("message", c.ticket().id() + " is " + c.ticket().state() + (c.ticket().parked() ? " (parked)" : "")
+          + (c.note().isEmpty() ? "" : ": " + c.note()));
+    } else if (r instanceof Reply.LaneChanged c) {
+      o.put("lane", c.lane().toString());
+      o.put("parked", c.parked());
+      o.put("message", "lane " + c.lane() + (c.parked() ? " is parked" : " is not parked")
+          + (c.changed() ? "" : " (unchanged)") + (c.workersTold() > 0 ? "; " + c.workersTold()
+          + " workers told to stop at a safe point" : ""));
+    } else if (r instanceof Reply.Acknowledged a) {
+      o.put("message", a.message());
+    } else if (r instanceof Reply.ShuttingDown s) {
+      o.put("message", s.message());
+    } else if (r instanceof Reply.Busy b) {
+      o.put("message", b.message());
+    } else if (r instanceof Reply.Denied d) {
+      o.put("message", d.reason());
+    } else if (r instanceof Reply.Invalid i) {
+      o.put("message", i.reason());
+    } else if (r instanceof Reply.NotFound n) {
+      o.put("message", "no such " + n.what());
+    } else {
+      throw new AssertionError(r);
+    }
+    return o;
+  }
+
+  /** An error reply of {@code kind} (Invalid, Denied…) with a one-line message. */
+  public static ObjectNode error(String kind, String message) {
+    ObjectNode o = JSON.createObjectNode();
+    o.put("kind", kind);
+    o.put("message", message);
+    return o;
+  }
+
+  public static ObjectNode ticket(Ticket t) {
+    return JSON.valueToTree(t);
+  }
+
+  /** A run, with {@code verdict}, {@code exitCode}, {@code signal} and {@code pid} at the top. */
+  public static ObjectNode run(Run r) {
+    ObjectNode o = JSON.valueToTree(r);
+    o.put("pid", r.start() == null ? null : r.start().identity().pid());
+    o.put("exitCode", r.exit() == null ? null : r.exit().exitCode());
+    o.put("signal", r.exit() == null ? null : r.exit().signal());
+    return o;
+  }
+
+  public static ObjectNode status(Status s) {
+    return JSON.valueToTree(s);
+  }
+
+  /** The first line of a text, for one-line errors. */
+  public static String oneLine(String s) {
+    if (s == null) {
+      return "";
+    }
+    int i = s.indexOf('\n');
+    return i < 0 ? s : s.substring(0, i);
+  }
+}

@@ -1,0 +1,73 @@
+package dev.vigil.launcher.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.vigil.supervisor.DaemonLiveness;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class StatusFileTest {
+  @TempDir Path home;
+
+  private ObjectNode status(long pid, long beat) {
+    ObjectNode n = new ObjectMapper().createObjectNode();
+    n.put("schema", StatusFile.SCHEMA).put("pid", pid).put("heartbeat_at", beat).put("build", "b1");
+    return n;
+  }
+
+  @Test
+  void D1_aWrittenStatusReadsBack_owner0600_andADeleteRemovesIt() throws Exception {
+    StatusFile f = new StatusFile(home.resolve("daemon.json"));
+    f.write(status(4242, 1_000));
+    assertEquals(Optional.of(new DaemonLiveness.Status(4242, 1_000)), f.read());
+    assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(f.path())));
+    f.write(status(4242, 2_000));
+    assertEquals(2_000, f.read().orElseThrow().heartbeatAtWallMs());
+    assertFalse(Files.exists(home.resolve("daemon.json.tmp")), "the temporary file is renamed over the status");
+    f.delete();
+    assertTrue(f.read().isEmpty());
+  }
+
+  @Test
+  void D3_missingPartialCorruptOrOddFilesReadAsNoDaemon_neverAsAnError() throws Exception {
+    StatusFile f = new StatusFile(home.resolve("daemon.json"));
+    assertTrue(f.read().isEmpty(), "missing");
+    String whole = "{\"schema\":1,\"pid\":4242,\"heartbeat_at\":1000}";
+    for (int cut = 0; cut < whole.length(); cut++) {
+      Files.writeString(f.path(), whole.substring(0, cut));
+      assertTrue(f.read().isEmpty(), "partial file of " + cut + " bytes reads as no daemon");
+    }
+    for (String odd : List.of("[]", "null", "42", "{\"pid\":\"x\",\"heartbeat_at\":1}", "{\"pid\":-1,\"heartbeat_at\":1}",
+        "{\"heartbeat_at\":1}", "\u0000\u0001binary")) {
+      Files.writeString(f.path(), odd);
+      assertTrue(f.read().isEmpty(), "odd content reads as no daemon: " + odd);
+    }
+    Files.write(f.path(), new byte[] {(byte) 0xff, (byte) 0xfe, 0x7b});
+    assertTrue(f.read().isEmpty());
+  }
+
+  @Test
+  void D3_unknownFieldsAreIgnored() throws Exception {
+    StatusFile f = new StatusFile(home.resolve("daemon.json"));
+    Files.writeString(f.path(), "{\"pid\":7,\"heartbeat_at\":9,\"from_the_future\":{\"x\":[1,2]}}");
+    assertEquals(Optional.of(new DaemonLiveness.Status(7, 9)), f.read());
+  }
+
+  @Test
+  void D2_theSingletonLockIsExclusiveWhileHeld_andFreeAfterClose() throws Exception {
+    Path lock = home.resolve("daemon.lock");
+    try (DaemonLock held = DaemonLock.tryAcquire(lock).orElseThrow()) {
+      assertTrue(DaemonLock.tryAcquire(lock).isEmpty(), "a second daemon on the same home is refused");
+    }
+    DaemonLock.tryAcquire(lock).orElseThrow().close();
+  }
+}
