@@ -292,6 +292,9 @@ public final class Engine {
       paused = false;
       return new Reply.Acknowledged(changed ? "resumed" : "not paused");
     } else if (command instanceof Command.StartService s) {
+      if (mode != Mode.RUNNING) {
+        return new Reply.Denied("the daemon is shutting down: service " + s.service() + " is not started");
+      }
       return services.start(s.service(), nowMonoMs);
     } else if (command instanceof Command.StopService s) {
       return services.stop(s.service(), nowMonoMs);

@@ -112,6 +112,8 @@ final class Services {
   private final Set<String> idleStopped = new HashSet<>();
   /** Services serving again after an abandoned idle shutdown whose stop may still arrive. */
   private final Set<String> idleStopInFlight = new HashSet<>();
+  /** Set by {@link #stopAll}: the daemon is stopping its workers, so no service launches or restarts again. */
+  private boolean stoppingAll;
 
   Services(Ctx ctx) {
     this.ctx = ctx;
@@ -207,6 +209,10 @@ final class Services {
   // ---- launch and failure under the restart budget (S1, S6) ----
 
   private void launch(Svc s, long nowMonoMs, String why) {
+    if (stoppingAll) {
+      transition(s, new Phase.Down(), "daemon shutting down: not launched (" + why + ")");
+      return;
+    }
     WorkerKey key = s.key();
     idleStopInFlight.remove(s.spec.name());
     if (ctx.directories.isReserved(key)) {
@@ -235,6 +241,10 @@ final class Services {
 
   /** One failure (S1): a pause before the next launch, or give up. */
   private void failure(Svc s, String why, Optional<ProcessIdentity> survivor, long nowMonoMs) {
+    if (stoppingAll && survivor.isEmpty()) {
+      transition(s, new Phase.Down(), "daemon shutting down: not restarted (" + why + ")");
+      return;
+    }
     Step<Adoption.Relaunch, Adoption.Relaunch.Retry> st = s.relaunch.onLaunchFailed(survivor, nowMonoMs);
     s.relaunch = st.next();
     Adoption.Relaunch.Retry r = st.decision();
@@ -570,6 +580,7 @@ final class Services {
 
   /** A STOP_WORKERS shutdown: every worker stops (TERM, then KILL) and its session stays down. */
   void stopAll(long nowMonoMs) {
+    stoppingAll = true;
     for (Svc s : services.values()) {
       if (hasWorker(s.phase)) {
         if (!(s.phase instanceof Phase.Stopping st && st.kind().kills())) {

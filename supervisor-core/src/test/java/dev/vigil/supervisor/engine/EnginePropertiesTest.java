@@ -103,4 +103,10 @@ class EnginePropertiesTest {
   void aSeedReplaysFromOneLine() {
     Simulation.replay("MIXED", 20_260_130L);
   }
+
+  /** Regression: a service whose worker exited while the daemon stopped every worker was restarted, so the shutdown never completed. */
+  @Test
+  void S1_S5_aServiceThatExitsWhileTheDaemonStopsItsWorkersIsNotRestarted() {
+    Simulation.replay("SERVICES", -4509533495954158724L);
+  }
 }
