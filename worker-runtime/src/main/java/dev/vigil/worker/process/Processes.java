@@ -99,10 +99,15 @@ public final class Processes {
    * {@code identity.pgid()} on the same boot that started no earlier than the leader. A pid is not
    * reused while a process group of that id exists, so while members remain, {@code pgid} still
    * names the worker's group (a worker host killed by {@code kill -9} leaves its command running
-   * there). Empty while the leader itself lives (use {@link #alive}) or when its pid was reused.
+   * there). Empty while the leader itself lives (use {@link #alive}), when its pid was reused, and
+   * for a process that did not lead its own group (a daemon started from a shell shares its
+   * group with that shell's other commands).
    */
   public static List<ProcessIdentity> orphanedMembers(ProcessIdentity identity) {
     Objects.requireNonNull(identity, "identity");
+    if (identity.pgid() != identity.pid()) {
+      return List.of(); // not a group leader (a daemon started from a shell): its group is not its own
+    }
     Optional<Signalled.Mismatch> m = mismatch(identity);
     if (m.isEmpty() || m.get() != Signalled.Mismatch.GONE) {
       return List.of();

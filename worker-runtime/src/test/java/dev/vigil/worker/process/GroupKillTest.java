@@ -101,6 +101,10 @@ class GroupKillTest {
       ProcessIdentity older = new ProcessIdentity(real.bootId(), real.pid(), real.startTicks() - 1, real.pgid());
       assertEquals(List.of(), Processes.orphanedMembers(older), "a live process behind the pid is not our group");
       assertFalse(Processes.groupAlive(older));
+      ProcessIdentity self = Processes.self();
+      ProcessIdentity memberOfAShellGroup = new ProcessIdentity(self.bootId(), self.pid() + 1_000_000, 1, self.pgid());
+      assertEquals(List.of(), Processes.orphanedMembers(memberOfAShellGroup),
+          "a process that did not lead its group leaves no orphans: its group is someone else's");
     } finally {
       w.process().destroyForcibly().waitFor();
     }
