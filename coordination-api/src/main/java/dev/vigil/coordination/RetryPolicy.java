@@ -66,6 +66,27 @@ public record RetryPolicy(long backoffBaseMs, long backoffCapMs) {
     return move;
   }
 
+  /** Claims rolled back (worker never started) before a ticket is HELD. */
+  public static final int MAX_SPAWN_FAILURES = 3;
+
+  /**
+   * The ticket after its claim was rolled back because the worker never started: one more spawn
+   * failure and READY again, no attempt spent; HELD after {@link #MAX_SPAWN_FAILURES}, or at once
+   * for a hand-started claim (Q8). Every store calls this, so an abort moves a ticket alike
+   * everywhere (Q5).
+   */
+  public Ticket abandon(Ticket ticket, boolean handStarted, String why) {
+    Objects.requireNonNull(ticket, "ticket");
+    Objects.requireNonNull(why, "why");
+    Ticket t = ticket.withSpawnFailures(ticket.spawnFailures() + 1);
+    if (handStarted) {
+      return t.withState(TicketState.HELD, "hand-started run abandoned: " + why);
+    } else if (t.spawnFailures() >= MAX_SPAWN_FAILURES) {
+      return t.withState(TicketState.HELD, "worker failed to start " + t.spawnFailures() + " times, last: " + why);
+    }
+    return t.withState(TicketState.READY, null);
+  }
+
   /** The pause before the retry that follows the {@code used}-th spent attempt. */
   public long backoffMs(int used) {
     int doublings = Math.max(0, Math.min(used - 1, 40));

@@ -57,8 +57,8 @@ import java.util.TreeSet;
  * are never claimed).
  */
 public final class LeaseLaw implements Coordination, Store {
-  /** Claims rolled back before a ticket is HELD. */
-  public static final int MAX_SPAWN_FAILURES = 3;
+  /** Claims rolled back before a ticket is HELD ({@link RetryPolicy#MAX_SPAWN_FAILURES}). */
+  public static final int MAX_SPAWN_FAILURES = RetryPolicy.MAX_SPAWN_FAILURES;
 
   private final RetryPolicy policy;
   private final SortedMap<TicketId, Ticket> tickets = new TreeMap<>();
@@ -207,17 +207,7 @@ public final class LeaseLaw implements Coordination, Store {
     Run abandoned = run.settled(Verdict.ABANDONED, why);
     runs.put(runId, abandoned);
     leases.remove(run.ticket());
-    Ticket t = tickets.get(run.ticket());
-    int failures = t.spawnFailures() + 1;
-    Ticket after;
-    if (run.handStarted()) {
-      after = t.withSpawnFailures(failures).withState(TicketState.HELD, "hand-started run abandoned: " + why);
-    } else if (failures >= MAX_SPAWN_FAILURES) {
-      after = t.withSpawnFailures(failures)
-          .withState(TicketState.HELD, "worker failed to start " + failures + " times, last: " + why);
-    } else {
-      after = t.withSpawnFailures(failures).withState(TicketState.READY, null);
-    }
+    Ticket after = policy.abandon(tickets.get(run.ticket()), run.handStarted(), why);
     tickets.put(after.id(), after);
     return new AbortClaim.Aborted(abandoned, after);
   }

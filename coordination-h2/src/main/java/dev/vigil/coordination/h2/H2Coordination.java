@@ -494,7 +494,7 @@ public final class H2Coordination implements Coordination, AutoCloseable {
   /**
    * Rolls back a claim whose worker never started, as {@link LeaseLaw#abortClaim} does: the run is
    * SETTLED as ABANDONED with {@code why} as its diagnosis, the lease deleted, and the ticket READY
-   * with one more spawn failure, or HELD after {@link LeaseLaw#MAX_SPAWN_FAILURES} (or at once for
+   * with one more spawn failure, or HELD after {@link RetryPolicy#MAX_SPAWN_FAILURES} (or at once for
    * a hand-started claim, Q8). Like the model, it does not check {@code owner}.
    */
   @Override
@@ -518,16 +518,7 @@ public final class H2Coordination implements Coordination, AutoCloseable {
       Ticket t = lockedTicket(c, runId.ticket());
       requireOne(update(c, "DELETE FROM leases WHERE ticket_id = ? AND run_id = ?", runId.ticket().seq(),
           runId.toString()), "lease of the aborted run " + runId);
-      int failures = t.spawnFailures() + 1;
-      Ticket after;
-      if (abandoned.handStarted()) {
-        after = t.withSpawnFailures(failures).withState(TicketState.HELD, "hand-started run abandoned: " + why);
-      } else if (failures >= LeaseLaw.MAX_SPAWN_FAILURES) {
-        after = t.withSpawnFailures(failures)
-            .withState(TicketState.HELD, "worker failed to start " + failures + " times, last: " + why);
-      } else {
-        after = t.withSpawnFailures(failures).withState(TicketState.READY, null);
-      }
+      Ticket after = policy.abandon(t, abandoned.handStarted(), why);
       requireOne(update(c, "UPDATE tickets SET state = ?, hold_reason = ?, spawn_failures = ?"
           + " WHERE id = ? AND state = 'LEASED'", after.state().name(), after.holdReason(), after.spawnFailures(),
           after.id().seq()), "ticket of the aborted run " + runId + " (must be LEASED)");
