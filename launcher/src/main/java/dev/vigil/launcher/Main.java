@@ -10,6 +10,7 @@ import dev.vigil.launcher.internal.ConfigLoader;
 import dev.vigil.launcher.internal.Daemon;
 import dev.vigil.launcher.internal.Demo;
 import dev.vigil.launcher.internal.Home;
+import dev.vigil.launcher.internal.LogTail;
 import dev.vigil.launcher.internal.StatusFile;
 import dev.vigil.launcher.internal.Up;
 import dev.vigil.launcher.internal.VigilConfig;
@@ -37,7 +38,8 @@ import picocli.CommandLine.ScopeType;
     Main.DaemonCmd.class, Main.UpCmd.class, Main.DownCmd.class, Main.SubmitCmd.class, Main.StatusCmd.class,
     Main.TasksCmd.class, Main.RunsCmd.class, Main.ShowCmd.class, Main.WaitCmd.class, Main.ParkCmd.class,
     Main.UnparkCmd.class, Main.HoldCmd.class, Main.ReleaseCmd.class, Main.CancelCmd.class, Main.LogsCmd.class,
-    Main.VersionCmd.class, Main.DemoCmd.class, Main.ServicesCmd.class, Main.WatchCmd.class},
+    Main.VersionCmd.class, Main.DemoCmd.class, Main.ServicesCmd.class, Main.WatchCmd.class, Main.RunCmd.class,
+    Main.PauseCmd.class, Main.ResumeCmd.class},
     description = "Vigil: a crash-legible process supervisor.")
 public final class Main implements Runnable {
   @Option(names = "--home", scope = ScopeType.INHERIT, paramLabel = "DIR",
@@ -306,7 +308,6 @@ public final class Main implements Runnable {
     @Override
     public Integer call() {
       ObjectNode a = args();
-      a.put("what", "tickets");
       if (state != null) {
         a.put("state", state);
       }
@@ -343,9 +344,8 @@ public final class Main implements Runnable {
     @Override
     public Integer call() {
       ObjectNode a = args();
-      a.put("what", "runs");
       a.put("live", live);
-      JsonNode rs = Main.call(home(), "list", a).path("runs");
+      JsonNode rs = Main.call(home(), "runs", a).path("runs");
       if (json) {
         out().println(pretty(rs));
         return 0;
@@ -357,11 +357,14 @@ public final class Main implements Runnable {
     }
   }
 
+  /** A run in one line: the settlement's diagnosis (e.g. the command's exit code) when there is one, else the worker's exit. */
   static String runLine(JsonNode r) {
-    return String.format("%-10s attempt %d %-8s %-17s pid %-7s exit %s", r.path("id").asText(), r.path("attempt").asInt(),
+    String end = r.hasNonNull("diagnosis") ? r.path("diagnosis").asText()
+        : r.hasNonNull("exitCode") ? "worker exit " + r.path("exitCode").asText()
+        : r.hasNonNull("signal") ? "worker signal " + r.path("signal").asText() : "-";
+    return String.format("%-10s attempt %d %-8s %-17s pid %-7s %s%s", r.path("id").asText(), r.path("attempt").asInt(),
         r.path("state").asText(), r.hasNonNull("verdict") ? r.path("verdict").asText() : "-",
-        r.hasNonNull("pid") ? r.path("pid").asText() : "-",
-        r.hasNonNull("exitCode") ? r.path("exitCode").asText() : r.hasNonNull("signal") ? "signal " + r.path("signal").asText() : "-");
+        r.hasNonNull("pid") ? r.path("pid").asText() : "-", end, r.path("handStarted").asBoolean() ? " (by hand)" : "");
   }
 
   @Command(name = "show", description = "One ticket with its runs.")
@@ -533,29 +536,66 @@ public final class Main implements Runnable {
       if (!Files.isDirectory(dir)) {
         throw new Client.Failure(2, "no such run: " + run);
       }
-      Path outLog = dir.resolve("stdout.log");
-      Path errLog = dir.resolve("stderr.log");
-      long[] at = {0, 0};
+      LogTail tail = new LogTail(dir);
       do {
-        at[0] = copy(outLog, at[0], System.out);
-        at[1] = copy(errLog, at[1], System.err);
+        tail.copyNew(System.out, System.err);
         if (follow) {
           Thread.sleep(500);
         }
       } while (follow);
       return 0;
     }
+  }
 
-    private static long copy(Path p, long from, PrintStream to) throws IOException {
-      if (!Files.exists(p)) {
-        return from;
+  @Command(name = "run", description = "Start a READY ticket now, by hand, and follow its output (Q8): exit 0 when it "
+      + "succeeds, 1 for another end. Ctrl-C detaches; the run goes on under the daemon.")
+  static final class RunCmd extends Sub {
+    @Parameters(paramLabel = "TICKET")
+    String ticket;
+
+    @Override
+    public Integer call() throws Exception {
+      ObjectNode a = args();
+      a.put("ticket", ticket);
+      JsonNode started = Main.call(home(), "run", a);
+      String run = started.path("run").path("id").asText();
+      System.err.println("vigil: " + started.path("message").asText() + "; its output follows (Ctrl-C detaches, the run "
+          + "goes on)");
+      LogTail tail = new LogTail(home().runs().resolve(run));
+      while (true) {
+        tail.copyNew(System.out, System.err);
+        JsonNode t = Main.call(home(), "show", a).path("ticket");
+        for (JsonNode r : t.path("runs")) {
+          if (r.path("id").asText().equals(run) && r.path("state").asText().equals("SETTLED")) {
+            tail.copyNew(System.out, System.err);
+            String verdict = r.path("verdict").asText();
+            System.err.println("vigil: " + runLine(r).replaceAll(" +", " ") + "; ticket " + ticketLine(t).replaceAll(" +", " ")
+                + (t.path("state").asText().equals("HELD") ? "; vigil release " + t.path("id").asText() + " to let it run again"
+                    : ""));
+            return verdict.equals("SUCCEEDED") ? 0 : 1;
+          }
+        }
+        Thread.sleep(250);
       }
-      byte[] all = Files.readAllBytes(p);
-      if (all.length > from) {
-        to.write(all, (int) from, (int) (all.length - from));
-        to.flush();
-      }
-      return all.length;
+    }
+  }
+
+  @Command(name = "pause", description = "Stop dispatching new work now (not durable: a restarted daemon dispatches); "
+      + "running workers are untouched.")
+  static final class PauseCmd extends Sub {
+    @Override
+    public Integer call() {
+      out().println(Main.call(home(), "pause", args()).path("message").asText());
+      return 0;
+    }
+  }
+
+  @Command(name = "resume", description = "Dispatch again after a pause.")
+  static final class ResumeCmd extends Sub {
+    @Override
+    public Integer call() {
+      out().println(Main.call(home(), "resume", args()).path("message").asText());
+      return 0;
     }
   }
 
@@ -576,13 +616,32 @@ public final class Main implements Runnable {
     }
   }
 
-  @Command(name = "services", description = "Services and their restart budgets (S1).")
+  @Command(name = "services", description = "Services and their restart budgets (S1); `services start|stop NAME` "
+      + "starts one (with a fresh restart budget) or stops one and leaves it down.")
   static final class ServicesCmd extends Sub {
     @Option(names = "--json")
     boolean json;
 
+    @Parameters(index = "0", arity = "0..1", paramLabel = "start|stop")
+    String action;
+
+    @Parameters(index = "1", arity = "0..1", paramLabel = "NAME")
+    String name;
+
     @Override
     public Integer call() {
+      if (action != null) {
+        if (!action.equals("start") && !action.equals("stop")) {
+          throw new IllegalArgumentException("services: '" + action + "' is not start or stop");
+        }
+        if (name == null) {
+          throw new IllegalArgumentException("services " + action + " needs a service NAME");
+        }
+        ObjectNode a = args();
+        a.put("service", name);
+        out().println(Main.call(home(), action + "-service", a).path("message").asText());
+        return 0;
+      }
       JsonNode sv = Main.call(home(), "status", args()).path("status").path("services");
       if (json) {
         out().println(pretty(sv));
@@ -638,9 +697,7 @@ public final class Main implements Runnable {
             b.append("services:\n");
             s.path("services").forEach(v -> b.append("  ").append(serviceLine(v)).append('\n'));
           }
-          ObjectNode a = args();
-          a.put("what", "runs");
-          JsonNode runs = Client.ok(c.call("list", a)).path("runs");
+          JsonNode runs = Client.ok(c.call("runs", args())).path("runs");
           b.append("recent settlements:\n");
           List<JsonNode> settled = new ArrayList<>();
           runs.forEach(r -> {

@@ -289,6 +289,46 @@ class CliEndToEndTest {
   }
 
   @Test
+  void run_startsAReadyTicketByHand_followsItsOutput_andAFailureHoldsTheTicket() throws Exception {
+    Path home = newHome("h8");
+    assertEquals(0, vigil(home, "up").code());
+    Result pause = vigil(home, "pause");
+    assertEquals(0, pause.code(), pause.err());
+    assertTrue(pause.out().startsWith("paused"), pause.out());
+    String failing = vigil(home, "submit", "--max-attempts", "3", "--", "sh", "-c",
+        "echo to-stdout; echo to-stderr >&2; exit 3").line();
+    String fine = vigil(home, "submit", "--", "sh", "-c", "echo all good").line();
+    assertEquals(0, json(vigil(home, "show", failing, "--json")).path("runs").size(), "paused: nothing dispatched");
+
+    Result r = vigil(home, "run", failing);
+    assertEquals(1, r.code(), r.err());
+    assertTrue(r.out().contains("to-stdout"), "the run's stdout follows: " + r.out());
+    assertTrue(r.err().contains("to-stderr") && r.err().contains("started by hand"), r.err());
+    assertTrue(r.err().contains("vigil release " + failing), "says how to run it again: " + r.err());
+    JsonNode f = json(vigil(home, "show", failing, "--json"));
+    assertEquals("HELD", f.path("state").asText(), "Q8: a hand-started run that leaves the ticket runnable holds it");
+    assertEquals(1, f.path("attemptsUsed").asInt());
+    assertTrue(f.path("runs").get(0).path("handStarted").asBoolean());
+    assertTrue(f.path("runs").get(0).path("diagnosis").asText().contains("exit code 3"), f.toString());
+    assertTrue(r.err().contains("exit code 3"), "the end says how it ended: " + r.err());
+
+    Result again = vigil(home, "run", failing);
+    assertEquals(3, again.code(), "a held ticket is not started: " + again.err());
+    assertTrue(again.err().contains("release it first"), again.err());
+    assertEquals(1, json(vigil(home, "show", failing, "--json")).path("runs").size(), "nothing changed");
+    Result missing = vigil(home, "run", "t-999");
+    assertEquals(2, missing.code());
+    assertTrue(missing.err().contains("no such ticket t-999"), missing.err());
+    assertEquals(2, vigil(home, "run", "banana").code());
+
+    Result ok = vigil(home, "run", fine);
+    assertEquals(0, ok.code(), ok.err());
+    assertTrue(ok.out().contains("all good"), ok.out());
+    assertEquals("SUCCEEDED", json(vigil(home, "show", fine, "--json")).path("state").asText());
+    assertEquals(0, vigil(home, "resume").code());
+  }
+
+  @Test
   void aConfiguredServiceIsKeptUp_watchShowsIt_andStopWorkersStopsIt() throws Exception {
     Path home = newHome("h7");
     Path config = tmp.resolve("service.json");
@@ -302,7 +342,31 @@ class CliEndToEndTest {
       Thread.sleep(300);
       services = json(vigil(home, "services", "--json"));
     }
+    long first = services.path(0).path("pid").asLong();
+
+    // services stop NAME: the worker is stopped and the service stays down; start brings it back
+    Result stop = vigil(home, "services", "stop", "ticker");
+    assertEquals(0, stop.code(), stop.err());
+    deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (ProcessHandle.of(first).map(ProcessHandle::isAlive).orElse(false)) {
+      assertTrue(System.nanoTime() < deadline, "services stop stops the worker");
+      Thread.sleep(100);
+    }
+    assertEquals("DOWN", json(vigil(home, "services", "--json")).path(0).path("state").asText());
+    assertEquals(2, vigil(home, "services", "stop").code(), "a NAME is required");
+    assertEquals(2, vigil(home, "services", "restart", "ticker").code(), "only start or stop");
+    assertEquals(2, vigil(home, "services", "start", "nope").code(), "an unknown service is not found");
+    Result start = vigil(home, "services", "start", "ticker");
+    assertEquals(0, start.code(), start.err());
+    deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    services = json(vigil(home, "services", "--json"));
+    while (!"UP".equals(services.path(0).path("state").asText())) {
+      assertTrue(System.nanoTime() < deadline, "the service comes up again: " + services);
+      Thread.sleep(300);
+      services = json(vigil(home, "services", "--json"));
+    }
     long pid = services.path(0).path("pid").asLong();
+    assertNotEquals(first, pid, "a new worker");
     Result watch = vigil(home, "watch", "--once");
     assertEquals(0, watch.code(), watch.err());
     assertTrue(watch.out().contains("ticker"), watch.out());

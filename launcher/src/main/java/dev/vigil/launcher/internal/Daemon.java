@@ -331,7 +331,7 @@ public final class Daemon implements AutoCloseable {
     public void onMessage(Peer peer, Message.ToDaemon m) {
       if (m instanceof Message.ClientHello) {
         peer.send(new Message.Capabilities(List.of("idle_shutdown"), BuildInfo.BUILD, BuildInfo.VERSION,
-            BuildInfo.PROTOCOL));
+            BuildInfo.PROTOCOL, ProcessHandle.current().pid()));
       } else if (m instanceof Message.Command c) {
         Command cmd;
         try {

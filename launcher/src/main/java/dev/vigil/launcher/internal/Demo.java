@@ -159,9 +159,7 @@ public final class Demo {
   private static void progress(Home home, Map<String, String> tickets, PrintStream out) {
     StringBuilder b = new StringBuilder("   ");
     try (Client c = Client.connect(home, true)) {
-      ObjectNode a = Wire.JSON.createObjectNode();
-      a.put("what", "tickets");
-      for (JsonNode t : Client.ok(c.call("list", a)).path("tickets")) {
+      for (JsonNode t : Client.ok(c.call("list", Wire.JSON.createObjectNode())).path("tickets")) {
         String label = tickets.get(t.path("id").asText());
         if (label != null) {
           b.append(label).append('=').append(t.path("state").asText()).append(' ');

@@ -72,7 +72,7 @@ public final class Up {
       return Optional.empty();
     }
     try (Client client = c.get()) {
-      long pid = client.call("status", Wire.JSON.createObjectNode()).path("status").path("pid").asLong();
+      long pid = client.capabilities().pid();
       if (!(client.verdict() instanceof dev.vigil.supervisor.Replacement.Verdict.ReplaceIfIdle)) {
         return Optional.of(pid);
       }
@@ -94,9 +94,7 @@ public final class Up {
       return Optional.empty();
     }
     try (Client client = c.get()) {
-      return Optional.of(client.call("status", Wire.JSON.createObjectNode()).path("status").path("pid").asLong());
-    } catch (Client.Failure e) {
-      return Optional.empty();
+      return Optional.of(client.capabilities().pid());
     }
   }
 

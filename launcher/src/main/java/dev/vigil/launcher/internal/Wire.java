@@ -23,10 +23,11 @@ import java.util.Locale;
 
 /**
  * The control protocol's payloads (DESIGN.md §6): a client command's {@code args} to an engine
- * {@link Command}, and an engine {@link Reply} to the JSON body of a {@code reply} frame. Commands
- * the wire's op list does not name yet travel as arguments of an allowed op:
- * {@code list{"what":"runs"}}, {@code park{"lane":…}}, {@code status{"what":"pause"|"resume"}},
- * {@code status{"what":"start-service"|"stop-service","service":…}}.
+ * {@link Command}, and an engine {@link Reply} to the JSON body of a {@code reply} frame. One op per
+ * command: {@code submit}, {@code status}, {@code list} (tickets), {@code runs}, {@code show},
+ * {@code park}/{@code unpark} (a {@code ticket} or a {@code lane}), {@code hold}, {@code release},
+ * {@code cancel}, {@code run} (hand-started, Q8), {@code pause}, {@code resume},
+ * {@code start-service} and {@code stop-service}.
  */
 public final class Wire {
   /** Jackson with ids, lanes and owners written as their text. */
@@ -60,24 +61,21 @@ public final class Wire {
         String key = args.hasNonNull("key") ? args.get("key").asText() : null;
         return new Command.Submit(new NewTicket(lane, type, payload.toString(), max, priority, notBefore, key));
       }
-      case "status": {
-        String what = text(args, "what", "status");
-        if (what.equals("pause")) {
-          return new Command.Pause();
-        } else if (what.equals("resume")) {
-          return new Command.Resume();
-        } else if (what.equals("start-service")) {
-          return new Command.StartService(required(args, "service"));
-        } else if (what.equals("stop-service")) {
-          return new Command.StopService(required(args, "service"));
-        }
+      case "status":
         return new Command.StatusQuery();
-      }
+      case "pause":
+        return new Command.Pause();
+      case "resume":
+        return new Command.Resume();
+      case "start-service":
+        return new Command.StartService(required(args, "service"));
+      case "stop-service":
+        return new Command.StopService(required(args, "service"));
+      case "runs":
+        return new Command.ListRuns(args.path("live").asBoolean(false));
+      case "run":
+        return new Command.RunByHand(ticket(args));
       case "list": {
-        String what = text(args, "what", "tickets");
-        if (what.equals("runs")) {
-          return new Command.ListRuns(args.path("live").asBoolean(false));
-        }
         TicketQuery q = TicketQuery.all();
         if (args.hasNonNull("state")) {
           String s = args.get("state").asText().toUpperCase(Locale.ROOT);
@@ -162,6 +160,9 @@ public final class Wire {
       o.put("message", "lane " + c.lane() + (c.parked() ? " is parked" : " is not parked")
           + (c.changed() ? "" : " (unchanged)") + (c.workersTold() > 0 ? "; " + c.workersTold()
           + " workers told to stop at a safe point" : ""));
+    } else if (r instanceof Reply.HandStarted h) {
+      o.set("run", run(h.run()));
+      o.put("message", h.run().id() + " started by hand (attempt " + h.run().attempt() + ")");
     } else if (r instanceof Reply.Acknowledged a) {
       o.put("message", a.message());
     } else if (r instanceof Reply.ShuttingDown s) {

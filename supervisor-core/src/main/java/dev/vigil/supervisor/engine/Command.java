@@ -83,6 +83,17 @@ public sealed interface Command {
     }
   }
 
+  /**
+   * Q8: start the READY ticket now, by hand, outside the scheduler: a hand-started claim in a free
+   * slot of its lane (a pause and priorities do not apply; parking, holds and {@code notBefore} do),
+   * launched and supervised like any run. A run that leaves the ticket runnable holds it (Q8).
+   */
+  record RunByHand(TicketId ticket) implements Command {
+    public RunByHand {
+      Objects.requireNonNull(ticket, "ticket");
+    }
+  }
+
   /** Stop dispatching new work now; not durable (a restarted daemon dispatches). Workers are untouched. */
   record Pause() implements Command {}
 

@@ -10,6 +10,7 @@ import dev.vigil.coordination.Run;
 import dev.vigil.coordination.RunId;
 import dev.vigil.coordination.Submission;
 import dev.vigil.coordination.Ticket;
+import dev.vigil.coordination.TicketId;
 import dev.vigil.coordination.TicketQuery;
 import dev.vigil.coordination.TicketState;
 import dev.vigil.supervisor.DaemonLiveness;
@@ -22,6 +23,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.TreeMap;
 
 /**
@@ -282,6 +284,8 @@ public final class Engine {
       return new Reply.LaneChanged(p.lane(), true, changed, tasks.stopParked(nowMonoMs));
     } else if (command instanceof Command.UnparkLane u) {
       return new Reply.LaneChanged(u.lane(), false, ctx.coordination.unparkLane(u.lane()), 0);
+    } else if (command instanceof Command.RunByHand h) {
+      return runByHand(h.ticket(), nowMonoMs, nowWallMs);
     } else if (command instanceof Command.Pause) {
       boolean changed = !paused;
       paused = true;
@@ -300,6 +304,52 @@ public final class Engine {
       return services.stop(s.service(), nowMonoMs);
     } else {
       throw new AssertionError(command);
+    }
+  }
+
+  /**
+   * Q8: a hand-started claim, launched at once like a scheduled one. It takes a free slot of its
+   * lane (the lane's limit holds for hand-started work too) but ignores a pause and priorities;
+   * everything the store checks (held, parked, not due) applies.
+   */
+  private Reply runByHand(TicketId id, long nowMonoMs, long nowWallMs) {
+    if (mode != Mode.RUNNING) {
+      return new Reply.Denied("the daemon is shutting down: ticket " + id + " is not started");
+    }
+    Optional<Ticket> ticket = ctx.store.ticket(id);
+    if (ticket.isEmpty()) {
+      return new Reply.NotFound("ticket " + id);
+    }
+    Ticket t = ticket.get();
+    if (!ctx.config.workerTypes().contains(t.type())) {
+      return new Reply.Invalid("ticket " + id + " needs worker type '" + t.type() + "', which is not configured (workerTypes: "
+          + ctx.config.workerTypes() + ")");
+    }
+    Optional<EngineConfig.LaneLimit> lane = ctx.config.lanes().stream().filter(l -> l.lane().equals(t.lane())).findFirst();
+    if (lane.isEmpty()) {
+      return new Reply.Invalid("ticket " + id + " is in lane '" + t.lane() + "', which is not configured");
+    }
+    int occupied = occupancy().getOrDefault(t.lane(), 0);
+    if (t.claimableAt(nowWallMs) && occupied >= lane.get().concurrency()) {
+      return new Reply.Denied("lane " + t.lane() + " is full (" + occupied + " of " + lane.get().concurrency()
+          + " running): wait for a slot");
+    }
+    Claim c = ctx.coordination.claimByHand(id, ctx.me, nowWallMs, ctx.leaseTtlMs());
+    if (c instanceof Claim.Granted g) {
+      tasks.launch(g, nowMonoMs, nowWallMs);
+      return new Reply.HandStarted(ctx.store.run(g.run().id()).orElse(g.run()));
+    } else if (c instanceof Claim.Denied d) {
+      return switch (d.reason()) {
+        case NOT_FOUND -> new Reply.NotFound("ticket " + id);
+        case LEASED -> new Reply.Denied("ticket " + id + " has a live run already");
+        case NOT_READY -> new Reply.Denied("ticket " + id + " is " + t.state()
+            + (t.state() == TicketState.HELD ? ": release it first" : ": only a READY ticket can be started"));
+        case PARKED -> new Reply.Denied("ticket " + id + " or its lane " + t.lane() + " is parked: unpark it first");
+        case NOT_DUE -> new Reply.Denied("ticket " + id + " is not due yet (not before "
+            + java.time.Instant.ofEpochMilli(t.notBeforeMs()) + ")");
+      };
+    } else {
+      throw new AssertionError(c);
     }
   }
 

@@ -70,6 +70,16 @@ public sealed interface Reply {
     }
   }
 
+  /**
+   * A hand-started run was claimed and its worker launched (Q8), or its claim was rolled back at
+   * once; {@code run} is the run as the store has it after the launch.
+   */
+  record HandStarted(Run run) implements Reply {
+    public HandStarted {
+      Objects.requireNonNull(run, "run");
+    }
+  }
+
   /** Done; the message says what changed. */
   record Acknowledged(String message) implements Reply {
     public Acknowledged {

@@ -238,6 +238,8 @@ final class Simulation {
     boolean booting = true;
     boolean stopWorkers;
     boolean shutdownPending;
+    /** A shutdown was answered ShuttingDown: this incarnation takes no new work. */
+    boolean shutDown;
     boolean idleShutdown;
     boolean roundStopAll;
     final Set<String> serviceStops = new HashSet<>();
@@ -691,10 +693,39 @@ final class Simulation {
 
   private void holdReleaseCancel() {
     TicketId t = someTicket();
-    int x = rng.nextInt(3);
+    int x = rng.nextInt(4);
+    if (x == 3) {
+      handStart(t);
+      return;
+    }
     Reply r = command(x == 0 ? new Command.Hold(t, "operator") : x == 1 ? new Command.Release(t) : new Command.Cancel(t));
     if (r != null) {
       seen.saw("control " + r.getClass().getSimpleName());
+    }
+  }
+
+  /** {@code vigil run TICKET} (Q8): granted only for a READY, unparked, due ticket, and the run is marked. */
+  private void handStart(TicketId t) {
+    Optional<Ticket> before = law.ticket(t);
+    boolean laneParked = before.isPresent() && law.parkedLanes().contains(before.get().lane());
+    Reply r = command(new Command.RunByHand(t));
+    if (r == null) {
+      return;
+    }
+    seen.saw("hand start " + r.getClass().getSimpleName());
+    if (r instanceof Reply.HandStarted h) {
+      expect(h.run().handStarted() && h.run().id().ticket().equals(t), "a hand start claims a hand-started run of " + t, r);
+      expect(before.isPresent() && before.get().claimableAt(world.wallMs) && !laneParked,
+          "only a READY, unparked, due ticket is started by hand", r);
+    } else {
+      boolean full = r instanceof Reply.Denied d && d.reason().contains(" is full (");
+      boolean stopping = r instanceof Reply.Denied d && d.reason().contains("shutting down")
+          && (inc.shutdownPending || inc.shutDown);
+      if (full) {
+        seen.saw("hand start refused: lane full");
+      }
+      expect(before.isEmpty() ? r instanceof Reply.NotFound : !before.get().claimableAt(world.wallMs) || laneParked
+          || full || stopping || r instanceof Reply.Invalid, "a hand start is refused only when the ticket cannot be claimed", r);
     }
   }
 
@@ -725,6 +756,7 @@ final class Simulation {
     }
     seen.saw("shutdown " + mode + " -> " + r.getClass().getSimpleName());
     if (r instanceof Reply.ShuttingDown) {
+      i.shutDown = true;
       if (!law.liveRuns().isEmpty()) {
         violated("S5 idle shutdown never aborts: shutting down with live runs " + law.liveRuns());
       }
@@ -756,6 +788,19 @@ final class Simulation {
       violated("a command is answered exactly once at once: " + c + " answered " + count[0] + " times");
     }
     return out[0];
+  }
+
+  /** Q8: a hand-started run never leaves its ticket READY. */
+  private void handStartedSettled(RunId run) {
+    Optional<Run> r = law.run(run);
+    if (r.isEmpty() || !r.get().handStarted()) {
+      return;
+    }
+    TicketState after = law.ticket(run.ticket()).orElseThrow().state();
+    if (after == TicketState.READY) {
+      violated("Q8: hand-started run " + run + " settled " + r.get().verdict() + " and left its ticket READY");
+    }
+    seen.saw("hand-started run settled: ticket " + after);
   }
 
   private void expect(boolean ok, String what, Reply r) {
@@ -904,6 +949,7 @@ final class Simulation {
     } else if (e instanceof EngineEvent.Settled s) {
       seen.saw("settled " + s.verdict());
       settled(i, s);
+      handStartedSettled(s.run());
     } else if (e instanceof EngineEvent.SettleDenied d) {
       violated("C8: a settlement by the only daemon was denied: " + d);
     } else if (e instanceof EngineEvent.RenewalDenied r) {

@@ -77,7 +77,7 @@ final class Codec {
     } else if (m instanceof Message.Capabilities c) {
       ArrayNode caps = n.putArray("capabilities");
       c.capabilities().forEach(caps::add);
-      n.put("build", c.build()).put("version", c.version()).put("protocol", c.protocol());
+      n.put("build", c.build()).put("version", c.version()).put("protocol", c.protocol()).put("pid", c.pid());
     } else if (m instanceof Message.Reply r) {
       r.body().properties().forEach(e -> n.set(e.getKey(), e.getValue()));
     } else if (m instanceof Message.Error e) {
@@ -178,7 +178,7 @@ final class Codec {
         yield new Message.Stop(grace);
       }
       case "capabilities" -> new Message.Capabilities(strings(op, n, "capabilities"), text(op, n, "build"),
-          text(op, n, "version"), integral(op, n, "protocol"));
+          text(op, n, "version"), integral(op, n, "protocol"), positive(op, n, "pid"));
       case "reply" -> new Message.Reply(n);
       case "error" -> new Message.Error(text(op, n, "reason"));
       default -> throw new IllegalArgumentException("unknown op '" + cut(op) + "'");

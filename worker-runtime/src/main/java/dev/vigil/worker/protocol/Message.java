@@ -136,8 +136,8 @@ public sealed interface Message {
    */
   record Command(String op, ObjectNode args) implements FromClient {
     /** The command ops. */
-    public static final Set<String> OPS = Set.of("submit", "status", "list", "show", "park", "unpark", "hold",
-        "release", "cancel");
+    public static final Set<String> OPS = Set.of("submit", "status", "list", "runs", "show", "park", "unpark", "hold",
+        "release", "cancel", "run", "pause", "resume", "start-service", "stop-service");
 
     public Command {
       Objects.requireNonNull(op, "op");
@@ -219,12 +219,19 @@ public sealed interface Message {
     }
   }
 
-  /** {@code capabilities{capabilities:[…], build, version, protocol}}: the daemon's answer to a client hello. */
-  record Capabilities(List<String> capabilities, String build, String version, long protocol) implements FromDaemon {
+  /**
+   * {@code capabilities{capabilities:[…], build, version, protocol, pid}}: the daemon's answer to a
+   * client hello; {@code pid} is the daemon's own process.
+   */
+  record Capabilities(List<String> capabilities, String build, String version, long protocol, long pid)
+      implements FromDaemon {
     public Capabilities {
       capabilities = List.copyOf(capabilities);
       Objects.requireNonNull(build, "build");
       Objects.requireNonNull(version, "version");
+      if (pid <= 0) {
+        throw new IllegalArgumentException("pid (" + pid + ") must be > 0");
+      }
     }
 
     @Override

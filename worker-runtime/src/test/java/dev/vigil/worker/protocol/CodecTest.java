@@ -39,7 +39,7 @@ class CodecTest {
       new Message.Quiesce(),
       new Message.Release(),
       new Message.Stop(10_000),
-      new Message.Capabilities(List.of("idle_shutdown"), "b1", "0.1.0", 1),
+      new Message.Capabilities(List.of("idle_shutdown"), "b1", "0.1.0", 1, 4242),
       new Message.Reply(Json.object().put("ticket", "t-9")),
       new Message.Error("nope"));
 

@@ -50,7 +50,7 @@ class ProtocolServerTest {
       if (m instanceof Message.Hello) {
         peer.send(new Message.Welcome("b1", true));
       } else if (m instanceof Message.ClientHello) {
-        peer.send(new Message.Capabilities(List.of("idle_shutdown"), "b1", "0.1.0", 1));
+        peer.send(new Message.Capabilities(List.of("idle_shutdown"), "b1", "0.1.0", 1, 4242));
       }
     });
   }
@@ -88,7 +88,7 @@ class ProtocolServerTest {
   void aClientSaysHelloAndGetsCapabilities() throws Exception {
     try (ProtocolClient c = ProtocolClient.connect(socket)) {
       c.send(new Message.ClientHello("0.1.0", "b1", 1, true));
-      assertEquals(new Message.Capabilities(List.of("idle_shutdown"), "b1", "0.1.0", 1), reply(c));
+      assertEquals(new Message.Capabilities(List.of("idle_shutdown"), "b1", "0.1.0", 1, 4242), reply(c));
       c.send(new Message.Command("status", Json.object()));
       c.send(new Message.Busy(WorkSet.EMPTY));
       assertEquals(new Message.Error("busy: not a client op"), reply(c));
