@@ -21,4 +21,19 @@ public record Lease(TicketId ticket, RunId run, OwnerId owner, long expiresAtMs)
       throw new IllegalArgumentException("lease of " + ticket + " names run " + run + " of another ticket");
     }
   }
+
+  /**
+   * Checks the arguments of a verb that grants or renews a lease at {@code nowMs} for
+   * {@code ttlMs}: the ttl must be positive and {@code nowMs + ttlMs} must not overflow.
+   *
+   * @throws IllegalArgumentException naming the bad value
+   */
+  public static void checkTtl(long nowMs, long ttlMs) {
+    if (ttlMs <= 0) {
+      throw new IllegalArgumentException("ttl (" + ttlMs + "ms) must be > 0");
+    }
+    if (nowMs > Long.MAX_VALUE - ttlMs) {
+      throw new IllegalArgumentException("now (" + nowMs + "ms) + ttl (" + ttlMs + "ms) overflows a lease's expiry");
+    }
+  }
 }

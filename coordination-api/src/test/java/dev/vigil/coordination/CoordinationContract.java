@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.vigil.coordination.law.CoordinationInvariants;
@@ -459,6 +460,23 @@ public abstract class CoordinationContract {
     assertEquals(1, c.store().countsByState().get(TicketState.LEASED));
     assertEquals(1, c.store().liveRuns().size());
     assertNull(c.store().liveRuns().get(0).start());
+  }
+
+  @Test
+  void aTtlThatIsNotPositiveOrOverflowsTheExpiryIsRefusedAndChangesNothing() {
+    TicketId t = submit();
+    Snapshot before = c.store().snapshot();
+    long late = Long.MAX_VALUE - TTL + 1;
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> c.claim(t, A, late, TTL));
+    assertTrue(e.getMessage().contains("overflows"), e.getMessage());
+    assertThrows(IllegalArgumentException.class, () -> c.claimByHand(t, A, T0, 0));
+    assertThrows(IllegalArgumentException.class, () -> c.claimNext(Lane.DEFAULT, A, late, TTL, 1));
+    assertEquals(before, c.store().snapshot(), "refused verbs change nothing");
+    RunId run = claim(t, A, T0).run().id();
+    assertThrows(IllegalArgumentException.class, () -> c.renew(run, A, late, TTL));
+    assertThrows(IllegalArgumentException.class, () -> c.renewAll(A, T0, -1));
+    assertThrows(IllegalArgumentException.class, () -> c.readopt(run, A, Long.MAX_VALUE, 1));
+    assertEquals(T0 + TTL, c.store().lease(t).orElseThrow().expiresAtMs(), "the lease is as granted");
   }
 
   @Test

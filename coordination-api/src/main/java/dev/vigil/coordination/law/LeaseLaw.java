@@ -115,7 +115,7 @@ public final class LeaseLaw implements Coordination, Store {
   }
 
   private Claim claim(TicketId id, OwnerId owner, long nowMs, long ttlMs, boolean byHand) {
-    requirePositive(ttlMs);
+    Lease.checkTtl(nowMs, ttlMs);
     Ticket t = tickets.get(id);
     if (t == null) {
       return new Claim.Denied(Claim.Reason.NOT_FOUND);
@@ -147,7 +147,7 @@ public final class LeaseLaw implements Coordination, Store {
 
   @Override
   public synchronized List<Claim.Granted> claimNext(Lane lane, OwnerId owner, long nowMs, long ttlMs, int max) {
-    requirePositive(ttlMs);
+    Lease.checkTtl(nowMs, ttlMs);
     if (max < 1) {
       throw new IllegalArgumentException("max (" + max + ") must be >= 1");
     }
@@ -214,7 +214,7 @@ public final class LeaseLaw implements Coordination, Store {
 
   @Override
   public synchronized Renewal renew(RunId runId, OwnerId owner, long nowMs, long ttlMs) {
-    requirePositive(ttlMs);
+    Lease.checkTtl(nowMs, ttlMs);
     Lease lease = leaseOfRun(runId);
     if (lease == null) {
       return new Renewal.Denied(Renewal.Reason.GONE);
@@ -232,7 +232,7 @@ public final class LeaseLaw implements Coordination, Store {
 
   @Override
   public synchronized int renewAll(OwnerId owner, long nowMs, long ttlMs) {
-    requirePositive(ttlMs);
+    Lease.checkTtl(nowMs, ttlMs);
     int n = 0;
     for (Lease lease : List.copyOf(leases.values())) {
       if (lease.owner().equals(owner) && lease.expiresAtMs() > nowMs) {
@@ -245,7 +245,7 @@ public final class LeaseLaw implements Coordination, Store {
 
   @Override
   public synchronized Readopt readopt(RunId runId, OwnerId owner, long nowMs, long ttlMs) {
-    requirePositive(ttlMs);
+    Lease.checkTtl(nowMs, ttlMs);
     Run run = runs.get(runId);
     if (run == null) {
       return new Readopt.Denied(Readopt.Reason.GONE);
@@ -484,9 +484,4 @@ public final class LeaseLaw implements Coordination, Store {
     return lease != null && lease.run().equals(runId) ? lease : null;
   }
 
-  private static void requirePositive(long ttlMs) {
-    if (ttlMs <= 0) {
-      throw new IllegalArgumentException("ttl (" + ttlMs + "ms) must be > 0");
-    }
-  }
 }

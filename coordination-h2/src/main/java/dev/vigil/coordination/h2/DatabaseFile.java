@@ -26,7 +26,7 @@ final class DatabaseFile {
    * database stays open until {@link H2Coordination#close} shuts it down, not at JVM exit; H2's
    * own trace goes to SLF4J, never to a {@code .trace.db} file.
    */
-  private static final String COMMON = ";FILE_LOCK=FS;DB_CLOSE_ON_EXIT=FALSE;TRACE_LEVEL_FILE=4";
+  private static final String COMMON = ";FILE_LOCK=FS;DB_CLOSE_ON_EXIT=FALSE";
 
   final Path file;
   private final String base;
@@ -51,13 +51,17 @@ final class DatabaseFile {
    * ({@code REUSE_SPACE=FALSE}, see {@link Compaction} for why).
    */
   String url(long lockTimeoutMs, boolean appendOnly) {
-    return "jdbc:h2:file:" + base + COMMON + (appendOnly ? ";REUSE_SPACE=FALSE" : "") + ";LOCK_TIMEOUT="
-        + lockTimeoutMs;
+    return "jdbc:h2:file:" + base + COMMON + ";TRACE_LEVEL_FILE=4" + (appendOnly ? ";REUSE_SPACE=FALSE" : "")
+        + ";LOCK_TIMEOUT=" + lockTimeoutMs;
   }
 
-  /** A read-only URL that opens only an existing file and writes nothing to it. */
+  /**
+   * A read-only URL that opens only an existing file and writes nothing to it. H2's own log is off
+   * for it: after a {@code kill -9} closing a read-only store that would need recovery logs a
+   * harmless "This store is read-only" error; a probe that fails throws, and that is reported.
+   */
   private String probeUrl() {
-    return "jdbc:h2:file:" + base + COMMON + ";IFEXISTS=TRUE;ACCESS_MODE_DATA=r";
+    return "jdbc:h2:file:" + base + COMMON + ";TRACE_LEVEL_FILE=0;IFEXISTS=TRUE;ACCESS_MODE_DATA=r";
   }
 
   boolean exists() {

@@ -325,7 +325,7 @@ public final class H2Coordination implements Coordination, AutoCloseable {
   private Claim claim(TicketId id, OwnerId owner, long nowMs, long ttlMs, boolean byHand) {
     Objects.requireNonNull(id, "ticket");
     Objects.requireNonNull(owner, "owner");
-    requirePositive(ttlMs);
+    Lease.checkTtl(nowMs, ttlMs);
     return tx.run(byHand ? "claimByHand" : "claim", d -> d instanceof Claim.Granted, c -> {
       List<String> lane = strings(c, "SELECT lane FROM tickets WHERE id = ?", id.seq());
       if (lane.isEmpty()) {
@@ -398,7 +398,7 @@ public final class H2Coordination implements Coordination, AutoCloseable {
   public List<Claim.Granted> claimNext(Lane lane, OwnerId owner, long nowMs, long ttlMs, int max) {
     Objects.requireNonNull(lane, "lane");
     Objects.requireNonNull(owner, "owner");
-    requirePositive(ttlMs);
+    Lease.checkTtl(nowMs, ttlMs);
     if (max < 1) {
       throw new IllegalArgumentException("max (" + max + ") must be >= 1");
     }
@@ -532,7 +532,7 @@ public final class H2Coordination implements Coordination, AutoCloseable {
   public Renewal renew(RunId runId, OwnerId owner, long nowMs, long ttlMs) {
     Objects.requireNonNull(runId, "run");
     Objects.requireNonNull(owner, "owner");
-    requirePositive(ttlMs);
+    Lease.checkTtl(nowMs, ttlMs);
     return tx.run("renew", d -> false, c -> {
       int n = update(c, "UPDATE leases SET expires_at_ms = ? WHERE run_id = ? AND owner_id = ? AND expires_at_ms > ?",
           nowMs + ttlMs, runId.toString(), owner.value(), nowMs);
@@ -555,7 +555,7 @@ public final class H2Coordination implements Coordination, AutoCloseable {
   @Override
   public int renewAll(OwnerId owner, long nowMs, long ttlMs) {
     Objects.requireNonNull(owner, "owner");
-    requirePositive(ttlMs);
+    Lease.checkTtl(nowMs, ttlMs);
     return tx.run("renewAll", d -> false, c -> update(c,
         "UPDATE leases SET expires_at_ms = ? WHERE owner_id = ? AND expires_at_ms > ?", nowMs + ttlMs, owner.value(),
         nowMs));
@@ -565,7 +565,7 @@ public final class H2Coordination implements Coordination, AutoCloseable {
   public Readopt readopt(RunId runId, OwnerId owner, long nowMs, long ttlMs) {
     Objects.requireNonNull(runId, "run");
     Objects.requireNonNull(owner, "owner");
-    requirePositive(ttlMs);
+    Lease.checkTtl(nowMs, ttlMs);
     return tx.run("readopt", d -> false, c -> {
       int n = update(c, "UPDATE runs SET owner_id = ? WHERE run_id = ? AND state = 'RUNNING'", owner.value(),
           runId.toString());
@@ -872,11 +872,6 @@ public final class H2Coordination implements Coordination, AutoCloseable {
     }
   }
 
-  private static void requirePositive(long ttlMs) {
-    if (ttlMs <= 0) {
-      throw new IllegalArgumentException("ttl (" + ttlMs + "ms) must be > 0");
-    }
-  }
 
   @Override
   public String toString() {
