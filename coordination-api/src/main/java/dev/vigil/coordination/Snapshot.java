@@ -1,5 +1,6 @@
 package dev.vigil.coordination;
 
+import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.SortedSet;
@@ -8,16 +9,25 @@ import java.util.TreeSet;
 /**
  * Everything a store holds, read in one transaction, each list in id order: what invariants and
  * differential tests compare.
+ *
+ * @param tickets     every ticket, by id
+ * @param runs        every run, by id
+ * @param leases      every lease, by ticket
+ * @param parkedLanes the parked lanes
+ * @param owners      every registered owner (scheduler incarnation), by id
  */
-public record Snapshot(List<Ticket> tickets, List<Run> runs, List<Lease> leases, SortedSet<Lane> parkedLanes) {
+public record Snapshot(List<Ticket> tickets, List<Run> runs, List<Lease> leases, SortedSet<Lane> parkedLanes,
+                       List<Owner> owners) {
   public Snapshot {
     tickets = List.copyOf(tickets);
     runs = List.copyOf(runs);
     leases = List.copyOf(leases);
     parkedLanes = new TreeSet<>(parkedLanes);
+    owners = owners.stream().sorted(Comparator.comparing(Owner::id)).toList();
   }
 
-  public static Snapshot of(List<Ticket> tickets, List<Run> runs, List<Lease> leases, Set<Lane> parkedLanes) {
-    return new Snapshot(tickets, runs, leases, new TreeSet<>(parkedLanes));
+  public static Snapshot of(List<Ticket> tickets, List<Run> runs, List<Lease> leases, Set<Lane> parkedLanes,
+                            List<Owner> owners) {
+    return new Snapshot(tickets, runs, leases, new TreeSet<>(parkedLanes), owners);
   }
 }

@@ -476,7 +476,7 @@ public final class LeaseLaw implements Coordination, Store {
   @Override
   public synchronized Snapshot snapshot() {
     return Snapshot.of(List.copyOf(tickets.values()), List.copyOf(runs.values()), List.copyOf(leases.values()),
-        parkedLanes);
+        parkedLanes, List.copyOf(owners.values()));
   }
 
   private Lease leaseOfRun(RunId runId) {

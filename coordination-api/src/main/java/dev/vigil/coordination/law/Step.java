@@ -4,6 +4,7 @@ import dev.vigil.coordination.Coordination;
 import dev.vigil.coordination.ExitOwner;
 import dev.vigil.coordination.Lane;
 import dev.vigil.coordination.NewTicket;
+import dev.vigil.coordination.Owner;
 import dev.vigil.coordination.OwnerId;
 import dev.vigil.coordination.RunExit;
 import dev.vigil.coordination.RunId;
@@ -17,6 +18,14 @@ import dev.vigil.coordination.TicketId;
 public sealed interface Step {
   /** Calls the verb on {@code c} and returns its decision. */
   Object apply(Coordination c);
+
+  /** Registers (or replaces) an owner; its decision is the owner as the store then has it. */
+  record RegisterOwner(Owner owner) implements Step {
+    public Object apply(Coordination c) {
+      c.registerOwner(owner);
+      return c.store().owner(owner.id()).orElse(null);
+    }
+  }
 
   record Submit(NewTicket ticket, long nowMs) implements Step {
     public Object apply(Coordination c) {

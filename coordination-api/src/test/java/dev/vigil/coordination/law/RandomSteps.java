@@ -5,6 +5,7 @@ import dev.vigil.coordination.Finish;
 import dev.vigil.coordination.Lane;
 import dev.vigil.coordination.Lease;
 import dev.vigil.coordination.NewTicket;
+import dev.vigil.coordination.Owner;
 import dev.vigil.coordination.OwnerId;
 import dev.vigil.coordination.ProcessIdentity;
 import dev.vigil.coordination.Run;
@@ -65,6 +66,11 @@ public final class RandomSteps {
 
   private Step next() {
     advanceClock();
+    if (rnd.nextInt(40) == 0) {
+      long pid = 100 + rnd.nextInt(50_000);
+      return new Step.RegisterOwner(new Owner(owner(), "host-" + rnd.nextInt(3),
+          new ProcessIdentity("boot-" + rnd.nextInt(2), pid, rnd.nextLong(1, 1L << 40), pid), "b" + rnd.nextInt(3), now));
+    }
     int dice = rnd.nextInt(100);
     if (dice < 14 || shadow.tickets(TicketQuery.all()).isEmpty()) {
       return submit();

@@ -146,15 +146,19 @@ final class H2Store implements Store {
   @Override
   public List<Owner> owners() {
     return tx.read("owners", c -> {
-      List<Owner> out = new ArrayList<>();
-      try (PreparedStatement p = c.prepareStatement("SELECT " + Rows.OWNER_COLUMNS + " FROM owners ORDER BY owner_id");
-           ResultSet rs = p.executeQuery()) {
-        while (rs.next()) {
-          out.add(Rows.owner(rs));
-        }
-      }
-      return Collections.unmodifiableList(out);
+      return allOwners(c);
     });
+  }
+
+  private static List<Owner> allOwners(Connection c) throws SQLException {
+    List<Owner> out = new ArrayList<>();
+    try (PreparedStatement p = c.prepareStatement("SELECT " + Rows.OWNER_COLUMNS + " FROM owners ORDER BY owner_id");
+         ResultSet rs = p.executeQuery()) {
+      while (rs.next()) {
+        out.add(Rows.owner(rs));
+      }
+    }
+    return Collections.unmodifiableList(out);
   }
 
   @Override
@@ -174,8 +178,9 @@ final class H2Store implements Store {
         }
         List<Lease> leases = allLeases(c);
         Set<Lane> parked = parked(c);
+        List<Owner> owners = allOwners(c);
         c.commit();
-        return Snapshot.of(tickets, runs, leases, parked);
+        return Snapshot.of(tickets, runs, leases, parked, owners);
       } finally {
         c.setTransactionIsolation(isolation);
       }

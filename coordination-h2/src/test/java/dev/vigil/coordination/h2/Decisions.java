@@ -58,6 +58,8 @@ final class Decisions {
       return "Submission.Duplicate";
     } else if (d instanceof Boolean b) {
       return "Lane." + b;
+    } else if (d instanceof dev.vigil.coordination.Owner) {
+      return "Owner.registered";
     }
     throw new AssertionError(d);
   }

@@ -99,7 +99,7 @@ class H2DifferentialTest {
         "Settlement.Settled.FAILED",
         "Settlement.ALREADY_SETTLED", "Settlement.NOT_EXITED", "Settlement.NOT_EXIT_OWNER", "Settlement.NOT_FOUND",
         "Control.Done", "Control.NOT_FOUND", "Control.TERMINAL", "Control.LEASED", "Control.NOT_HELD",
-        "Lane.true", "Lane.false");
+        "Lane.true", "Lane.false", "Owner.registered");
     // Supersession is rare within random interleavings; the history property below covers it densely.
     System.out.println(cov + " over " + sequences + " sequences, " + steps + " steps");
   }
