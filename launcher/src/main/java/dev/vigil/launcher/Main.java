@@ -664,7 +664,7 @@ public final class Main implements Runnable {
         v.hasNonNull("note") ? " (" + v.path("note").asText() + ")" : "");
   }
 
-  @Command(name = "watch", description = "A live view, refreshed every second; relaunches a lost daemon (S9).")
+  @Command(name = "watch", description = "A live view, refreshed every second; relaunches a lost daemon of its own build (S9).")
   static final class WatchCmd extends Sub {
     @Option(names = "--once", description = "print one frame and exit")
     boolean once;
@@ -672,67 +672,52 @@ public final class Main implements Runnable {
     @Override
     public Integer call() throws InterruptedException {
       Home h = home();
-      long lostSinceMs = -1;
-      while (true) {
-        StringBuilder b = new StringBuilder();
-        try (Client c = Client.connect(h, true)) {
-          lostSinceMs = -1;
-          JsonNode s = Client.ok(c.call("status", args())).path("status");
-          long now = System.currentTimeMillis();
-          b.append("vigil ").append(h.dir()).append(" - daemon pid ").append(s.path("pid").asLong()).append(", ")
-              .append(s.path("state").asText()).append(", version ").append(s.path("version").asText()).append('\n');
-          for (JsonNode l : s.path("lanes")) {
-            b.append(String.format("lane %-12s %d/%d running, %d ready%s%n", l.path("lane").asText(),
-                l.path("occupied").asInt(), l.path("concurrency").asInt(), l.path("ready").asInt(),
-                l.path("parked").asBoolean() ? ", parked" : ""));
-          }
-          b.append("running work:\n");
-          for (JsonNode r : s.path("runs")) {
-            long since = r.hasNonNull("startedAtWallMs") ? r.path("startedAtWallMs").asLong() : r.path("claimedAtWallMs").asLong();
-            b.append(String.format("  %-10s %-8s pid %-7s %-9s %s%n", r.path("run").asText(), r.path("state").asText(),
-                r.hasNonNull("pid") ? r.path("pid").asText() : "-", r.path("supervision").asText(),
-                Durations.format(Math.max(0, now - since) / 1000 * 1000)));
-          }
-          if (!s.path("services").isEmpty()) {
-            b.append("services:\n");
-            s.path("services").forEach(v -> b.append("  ").append(serviceLine(v)).append('\n'));
-          }
-          JsonNode runs = Client.ok(c.call("runs", args())).path("runs");
-          b.append("recent settlements:\n");
-          List<JsonNode> settled = new ArrayList<>();
-          runs.forEach(r -> {
-            if ("SETTLED".equals(r.path("state").asText())) {
-              settled.add(r);
-            }
-          });
-          for (JsonNode r : settled.subList(Math.max(0, settled.size() - 5), settled.size())) {
-            b.append("  ").append(runLine(r)).append('\n');
-          }
-          b.append("tickets ").append(s.path("tickets")).append('\n');
-        } catch (Client.Failure f) {
-          if (f.exitCode() != 4) {
-            throw f;
-          }
-          long now = System.nanoTime() / 1_000_000;
-          if (lostSinceMs < 0) {
-            lostSinceMs = now;
-          }
-          b.append("no daemon running on ").append(h.dir()).append(": relaunching (S9)\n");
-          if (!once) {
-            long pid = Up.up(h, null);
-            b.append("relaunched: pid ").append(pid).append('\n');
-          }
+      if (once) {
+        try (Client c = Client.connect(h, false)) {
+          out().print(frame(h, c));
         }
-        if (!once) {
-          out().print("\033[H\033[2J");
-        }
-        out().print(b);
-        out().flush();
-        if (once) {
-          return 0;
-        }
-        Thread.sleep(1000);
+        return 0;
       }
+      new dev.vigil.launcher.internal.Watch(h, c -> frame(h, c), out()).run();
+      return 0;
+    }
+
+    /** One frame: the daemon, its lanes, running work, services and the latest settlements. */
+    static String frame(Home h, Client c) {
+      StringBuilder b = new StringBuilder();
+      JsonNode s = Client.ok(c.call("status", args())).path("status");
+      long now = System.currentTimeMillis();
+      b.append("vigil ").append(h.dir()).append(" - daemon pid ").append(s.path("pid").asLong()).append(", ")
+          .append(s.path("state").asText()).append(", version ").append(s.path("version").asText()).append('\n');
+      for (JsonNode l : s.path("lanes")) {
+        b.append(String.format("lane %-12s %d/%d running, %d ready%s%n", l.path("lane").asText(),
+            l.path("occupied").asInt(), l.path("concurrency").asInt(), l.path("ready").asInt(),
+            l.path("parked").asBoolean() ? ", parked" : ""));
+      }
+      b.append("running work:\n");
+      for (JsonNode r : s.path("runs")) {
+        long since = r.hasNonNull("startedAtWallMs") ? r.path("startedAtWallMs").asLong() : r.path("claimedAtWallMs").asLong();
+        b.append(String.format("  %-10s %-8s pid %-7s %-9s %s%n", r.path("run").asText(), r.path("state").asText(),
+            r.hasNonNull("pid") ? r.path("pid").asText() : "-", r.path("supervision").asText(),
+            Durations.format(Math.max(0, now - since) / 1000 * 1000)));
+      }
+      if (!s.path("services").isEmpty()) {
+        b.append("services:\n");
+        s.path("services").forEach(v -> b.append("  ").append(serviceLine(v)).append('\n'));
+      }
+      JsonNode runs = Client.ok(c.call("runs", args())).path("runs");
+      b.append("recent settlements:\n");
+      List<JsonNode> settled = new ArrayList<>();
+      runs.forEach(r -> {
+        if ("SETTLED".equals(r.path("state").asText())) {
+          settled.add(r);
+        }
+      });
+      for (JsonNode r : settled.subList(Math.max(0, settled.size() - 5), settled.size())) {
+        b.append("  ").append(runLine(r)).append('\n');
+      }
+      b.append("tickets ").append(s.path("tickets")).append('\n');
+      return b.toString();
     }
   }
 

@@ -95,7 +95,9 @@ public final class Vigil implements AutoCloseable {
         for (int i = 0; i < typeNames.size(); i++) {
           types.put(typeNames.get(i), typeSpecs.get(i));
         }
-        c = new VigilConfig(c.lanes(), c.maxAttempts(), c.retry(), c.durability(), types, c.services(), c.timeouts());
+        // the file alone no longer describes this configuration: nothing to record for a relaunch
+        c = new VigilConfig(c.lanes(), c.maxAttempts(), c.retry(), c.durability(), types, c.services(), c.timeouts(),
+            Optional.empty());
       }
       try {
         return new Vigil(Daemon.start(new Home(home), c));

@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
 
@@ -64,7 +65,10 @@ public final class ConfigLoader {
                   Map<String, TypeJson> workerTypes, List<ServiceJson> services, Map<String, String> timeouts,
                   Integer restartGiveUpCount) {}
 
-  /** Loads and validates {@code file}; a {@link ConfigException} names the file and the problem. */
+  /**
+   * Loads and validates {@code file}, recorded as the configuration's source; a
+   * {@link ConfigException} names the file and the problem.
+   */
   public static VigilConfig load(Path file) {
     String text;
     try {
@@ -74,7 +78,7 @@ public final class ConfigLoader {
     } catch (IOException e) {
       throw new ConfigException("config " + file + ": cannot read: " + e.getMessage());
     }
-    return parse(text, file.toString(), file.toAbsolutePath().getParent());
+    return parse(text, file.toString(), file.toAbsolutePath().getParent()).loadedFrom(file);
   }
 
   /** Parses configuration text; {@code origin} names it in errors, {@code base} resolves classpaths. */
@@ -176,7 +180,7 @@ public final class ConfigLoader {
     TimeoutLattice lattice = new TimeoutLattice(overrides, giveUp);
     int maxAttempts = f.maxAttempts() == null ? d.maxAttempts() : f.maxAttempts();
     String durability = f.durability() == null ? d.durability() : f.durability();
-    return new VigilConfig(lanes, maxAttempts, retry, durability, types, services, lattice);
+    return new VigilConfig(lanes, maxAttempts, retry, durability, types, services, lattice, Optional.empty());
   }
 
   private static long duration(String field, String text) {

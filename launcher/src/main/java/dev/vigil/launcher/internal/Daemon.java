@@ -488,6 +488,11 @@ public final class Daemon implements AutoCloseable {
       o.put("started_at", startedAtWallMs);
       o.put("heartbeat_at", status.heartbeatAtWallMs());
       o.put("home", home.dir().toString());
+      if (config.source().isPresent()) {
+        o.put("config", config.source().get().toString());
+      } else {
+        o.putNull("config");
+      }
       ObjectNode s = Wire.status(status);
       o.put("state", status.state().name());
       o.set("lanes", s.get("lanes"));

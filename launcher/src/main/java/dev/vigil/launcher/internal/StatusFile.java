@@ -5,11 +5,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.vigil.supervisor.DaemonLiveness;
+import dev.vigil.worker.process.Processes;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
@@ -78,13 +80,51 @@ public final class StatusFile {
 
   /** The pid and heartbeat, or empty when the file is missing, partial or corrupt (D3). */
   public Optional<DaemonLiveness.Status> read() {
-    return readJson().flatMap(n -> {
-      JsonNode pid = n.get("pid");
-      JsonNode beat = n.get("heartbeat_at");
-      if (pid == null || !pid.canConvertToLong() || beat == null || !beat.canConvertToLong() || pid.asLong() <= 0) {
-        return Optional.empty();
-      }
-      return Optional.of(new DaemonLiveness.Status(pid.asLong(), beat.asLong()));
-    });
+    return readJson().flatMap(StatusFile::liveness);
+  }
+
+  /**
+   * What the file says of the daemon that wrote it, or empty when it is missing, partial or corrupt
+   * (D3). Fields it does not record read as unknown.
+   */
+  public Optional<Recorded> recorded() {
+    return readJson().flatMap(n -> liveness(n).map(st -> new Recorded(st.pid(), n.path("pid_start").asLong(-1),
+        n.path("build").asText(""), configOf(n.get("config")))));
+  }
+
+  private static Optional<DaemonLiveness.Status> liveness(JsonNode n) {
+    JsonNode pid = n.get("pid");
+    JsonNode beat = n.get("heartbeat_at");
+    if (pid == null || !pid.canConvertToLong() || beat == null || !beat.canConvertToLong() || pid.asLong() <= 0) {
+      return Optional.empty();
+    }
+    return Optional.of(new DaemonLiveness.Status(pid.asLong(), beat.asLong()));
+  }
+
+  private static Optional<Path> configOf(JsonNode config) {
+    if (config == null || !config.isTextual()) {
+      return Optional.empty();
+    }
+    try {
+      Path p = Path.of(config.asText());
+      return p.isAbsolute() ? Optional.of(p) : Optional.empty();
+    } catch (InvalidPathException e) {
+      return Optional.empty();
+    }
+  }
+
+  /**
+   * The daemon a status file describes.
+   *
+   * @param pid      its pid
+   * @param pidStart its start ticks, -1 when not recorded
+   * @param build    its build, empty when not recorded
+   * @param config   the configuration file it ran with, empty for the defaults
+   */
+  public record Recorded(long pid, long pidStart, String build, Optional<Path> config) {
+    /** Whether a live process has its pid (and start ticks, when recorded). */
+    public boolean alive() {
+      return Processes.identityOf(pid).filter(id -> pidStart < 0 || id.startTicks() == pidStart).isPresent();
+    }
   }
 }

@@ -1,5 +1,7 @@
 package dev.vigil.launcher.internal;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.vigil.supervisor.Replacement;
 import dev.vigil.supervisor.TimeoutLattice;
 import java.io.File;
 import java.io.IOException;
@@ -14,7 +16,8 @@ import java.util.Optional;
  * {@code vigil up}: a detached singleton daemon. The daemon runs in its own session
  * ({@code setsid}), stdin from {@code /dev/null}, output appended to {@code <home>/logs/daemon.log};
  * {@code up} returns once the socket answers. When several start at once, the lock lets exactly
- * one serve (D2) and every {@code up} reports that one's pid.
+ * one serve (D2) and every {@code up} reports that one's pid. {@link #up} may replace an older idle
+ * daemon (S8); {@link #launch}, an attached client's relaunch, never replaces one (S9).
  */
 public final class Up {
   private static final long POLL_MS = 100;
@@ -22,16 +25,58 @@ public final class Up {
   private Up() {}
 
   /**
-   * Returns the pid of the daemon serving {@code home}, starting one when none answers.
+   * {@code vigil up}, an interactive start: returns the pid of the daemon serving {@code home},
+   * starting one when none answers. A daemon of a lower version is replaced when it is idle (S8,
+   * S5) and the user is told on stderr; any other daemon is used as it is.
    *
-   * @throws Client.Failure exit 2 for a bad configuration, 3 when refused, 1 when it did not start
+   * @throws Client.Failure exit 2 for a bad configuration, 3 when refused (a busy older daemon stays),
+   *                        1 when it did not start
    */
   public static long up(Home home, Path config) {
     home.prepare();
-    Optional<Long> running = replaceOrUse(home);
-    if (running.isPresent()) {
-      return running.get();
+    Optional<Client> c = Client.tryConnect(home, true);
+    if (c.isEmpty()) {
+      return start(home, config);
     }
+    String replaced;
+    try (Client client = c.get()) {
+      long pid = pidOf(client);
+      if (!(client.verdict() instanceof Replacement.Verdict.ReplaceIfIdle)) {
+        return pid;
+      }
+      replaced = "v" + client.capabilities().version() + ", pid " + pid;
+      ObjectNode reply = client.shutdown(true);
+      int code = Client.exitCodeOf(reply);
+      if (code != 0) {
+        String why = reply.path("message").asText().replaceFirst("^(busy|denied): ", "");
+        throw new Client.Failure(code, ("Busy".equals(reply.path("kind").asText()) ? "busy" : "refused")
+            + ": the running daemon (" + replaced + ") is not replaced: " + why);
+      }
+      waitGone(home, pid);
+    }
+    long pid = start(home, config);
+    System.err.println("vigil: replaced the idle daemon (" + replaced + ") with this vigil (v" + BuildInfo.VERSION
+        + ", pid " + pid + ")");
+    return pid;
+  }
+
+  /**
+   * S9: an attached client's relaunch. Returns the pid of the daemon that answers on {@code home},
+   * starting one of this build only when none answers: it never replaces a daemon.
+   *
+   * @throws Client.Failure exit 2 for a bad configuration, 1 when it did not start
+   */
+  public static long launch(Home home, Path config) {
+    home.prepare();
+    Optional<Long> running = pidOfRunning(home);
+    return running.isPresent() ? running.get() : start(home, config);
+  }
+
+  /**
+   * Starts a detached daemon of this build and returns the pid of the daemon that answers: this
+   * one, or the one that won the lock when several started at once (D2).
+   */
+  private static long start(Home home, Path config) {
     Path log = home.logs().resolve("daemon.log");
     Process p;
     try {
@@ -45,7 +90,7 @@ public final class Up {
     }
     long deadline = System.nanoTime() / 1_000_000 + TimeoutLattice.Timeout.SUPERVISOR_BOOT.defaultMs() + 10_000;
     while (System.nanoTime() / 1_000_000 < deadline) {
-      running = pidOfRunning(home);
+      Optional<Long> running = pidOfRunning(home);
       if (running.isPresent()) {
         return running.get();
       }
@@ -61,30 +106,8 @@ public final class Up {
     throw new Client.Failure(1, "the daemon did not answer within the boot time; see " + log);
   }
 
-  /**
-   * S8: an interactive start replaces a daemon of a lower version, only by {@code shutdown{ifIdle}}
-   * (S5); a busy daemon stays and the user is told. Returns the pid of the daemon to use, or empty
-   * when none answers (any more).
-   */
-  private static Optional<Long> replaceOrUse(Home home) {
-    Optional<Client> c = Client.tryConnect(home, true);
-    if (c.isEmpty()) {
-      return Optional.empty();
-    }
-    try (Client client = c.get()) {
-      long pid = client.capabilities().pid();
-      if (!(client.verdict() instanceof dev.vigil.supervisor.Replacement.Verdict.ReplaceIfIdle)) {
-        return Optional.of(pid);
-      }
-      var reply = client.shutdown(true);
-      if (Client.exitCodeOf(reply) != 0) {
-        System.err.println("vigil: busy: the running daemon (" + client.capabilities().version()
-            + ") is not replaced: " + reply.path("message").asText());
-        return Optional.of(pid);
-      }
-      waitGone(home, pid);
-      return Optional.empty();
-    }
+  private static long pidOf(Client client) {
+    return client.capabilities().pid();
   }
 
   /** The pid of the daemon that answers on the socket, if one does. */
@@ -94,7 +117,9 @@ public final class Up {
       return Optional.empty();
     }
     try (Client client = c.get()) {
-      return Optional.of(client.capabilities().pid());
+      return Optional.of(pidOf(client));
+    } catch (Client.Failure e) {
+      return Optional.empty();
     }
   }
 

@@ -3,9 +3,11 @@ package dev.vigil.launcher.internal;
 import dev.vigil.coordination.Lane;
 import dev.vigil.coordination.RetryPolicy;
 import dev.vigil.supervisor.TimeoutLattice;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
 
@@ -21,10 +23,13 @@ import java.util.TreeMap;
  * @param workerTypes type name → how to run it
  * @param services    long-lived workers kept running, in configuration order
  * @param timeouts    every timeout, validated
+ * @param source      the file this configuration was loaded from (absolute), empty when it was built in
+ *                    code; the daemon records it in {@code daemon.json} so that a client relaunching a
+ *                    lost daemon starts it with the same configuration (S9)
  */
 public record VigilConfig(SortedMap<Lane, Integer> lanes, int maxAttempts, RetryPolicy retry, String durability,
                           SortedMap<String, WorkerTypeSpec> workerTypes, List<ServiceSpec> services,
-                          TimeoutLattice timeouts) {
+                          TimeoutLattice timeouts, Optional<Path> source) {
   /** The built-in type that runs an OS command. */
   public static final String COMMAND = "command";
 
@@ -35,6 +40,8 @@ public record VigilConfig(SortedMap<Lane, Integer> lanes, int maxAttempts, Retry
     Objects.requireNonNull(workerTypes, "workerTypes");
     Objects.requireNonNull(services, "services");
     Objects.requireNonNull(timeouts, "timeouts");
+    Objects.requireNonNull(source, "source");
+    source = source.map(p -> p.toAbsolutePath().normalize());
     lanes = new TreeMap<>(lanes);
     workerTypes = new TreeMap<>(workerTypes);
     services = List.copyOf(services);
@@ -66,7 +73,14 @@ public record VigilConfig(SortedMap<Lane, Integer> lanes, int maxAttempts, Retry
   public static VigilConfig defaults() {
     SortedMap<Lane, Integer> lanes = new TreeMap<>(Map.of(Lane.DEFAULT, 2));
     SortedMap<String, WorkerTypeSpec> types = new TreeMap<>(Map.of(COMMAND, WorkerTypeSpec.command(75)));
-    return new VigilConfig(lanes, 3, RetryPolicy.DEFAULT, "process", types, List.of(), TimeoutLattice.defaults());
+    return new VigilConfig(lanes, 3, RetryPolicy.DEFAULT, "process", types, List.of(), TimeoutLattice.defaults(),
+        Optional.empty());
+  }
+
+  /** This configuration, as loaded from {@code file}. */
+  public VigilConfig loadedFrom(Path file) {
+    return new VigilConfig(lanes, maxAttempts, retry, durability, workerTypes, services, timeouts,
+        Optional.of(file));
   }
 
   /**

@@ -9,6 +9,7 @@ import dev.vigil.supervisor.TimeoutLattice;
 import dev.vigil.supervisor.TimeoutLattice.Timeout;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -88,5 +89,6 @@ class ConfigLoaderTest {
     Path example = Path.of("..", "examples", "vigil.json");
     VigilConfig c = ConfigLoader.load(example);
     assertTrue(c.lanes().size() >= 1);
+    assertEquals(Optional.of(example.toAbsolutePath().normalize()), c.source(), "S9: a relaunch can load it again");
   }
 }

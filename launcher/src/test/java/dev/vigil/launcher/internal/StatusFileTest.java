@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.vigil.supervisor.DaemonLiveness;
+import dev.vigil.worker.process.Processes;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -60,6 +61,32 @@ class StatusFileTest {
     StatusFile f = new StatusFile(home.resolve("daemon.json"));
     Files.writeString(f.path(), "{\"pid\":7,\"heartbeat_at\":9,\"from_the_future\":{\"x\":[1,2]}}");
     assertEquals(Optional.of(new DaemonLiveness.Status(7, 9)), f.read());
+  }
+
+  @Test
+  void S9_theRecordedDaemonNamesItsBuildAndConfiguration_readPermissively() throws Exception {
+    StatusFile f = new StatusFile(home.resolve("daemon.json"));
+    Path config = home.resolve("vigil.json");
+    f.write(status(4242, 1_000).put("pid_start", 77).put("version", "1.0.0").put("config", config.toString()));
+    assertEquals(Optional.of(new StatusFile.Recorded(4242, 77, "b1", Optional.of(config))), f.recorded());
+    f.write(status(4242, 1_000).putNull("config"));
+    assertEquals(Optional.of(new StatusFile.Recorded(4242, -1, "b1", Optional.empty())), f.recorded(),
+        "no configuration: the defaults; unrecorded fields read as unknown");
+    for (String odd : List.of("\"relative.json\"", "42", "{}", "[\"/a\"]", "\"\"")) {
+      Files.writeString(f.path(), "{\"pid\":7,\"heartbeat_at\":9,\"config\":" + odd + "}");
+      assertEquals(Optional.empty(), f.recorded().orElseThrow().config(), "an odd config reads as none: " + odd);
+    }
+    Files.writeString(f.path(), "{\"pid\":7,\"heartbeat_at\":9,\"config\":\"/x\"");
+    assertTrue(f.recorded().isEmpty(), "a partial file reads as no daemon (D3)");
+  }
+
+  @Test
+  void S9_aRecordedDaemonIsAliveOnlyWhileAProcessHasItsPidAndStartTicks() {
+    long self = ProcessHandle.current().pid();
+    long ticks = Processes.self().startTicks();
+    assertTrue(new StatusFile.Recorded(self, ticks, "b", Optional.empty()).alive());
+    assertTrue(new StatusFile.Recorded(self, -1, "b", Optional.empty()).alive());
+    assertFalse(new StatusFile.Recorded(self, ticks + 1, "b", Optional.empty()).alive(), "a reused pid");
   }
 
   @Test
