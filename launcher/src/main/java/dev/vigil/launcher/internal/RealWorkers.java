@@ -27,36 +27,27 @@ import dev.vigil.worker.rundir.OutcomeRead;
 import dev.vigil.worker.rundir.RunDirectory;
 import java.io.File;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Consumer;
-import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The engine's {@link ProcessTable} and {@link RunDirectories} over worker-runtime: real worker
  * hosts started in their own session ({@code setsid}), identity-gated group signals, and run
- * directories under {@code <home>/runs}. Besides what the worker writes, the daemon writes
- * {@code token.sha256} and {@code build} into a run directory before the launch, so that a later
- * daemon can check a worker's token and build after a restart (C9, S6).
+ * directories under {@code <home>/runs}. The worker records its build and the hash of its token in
+ * its {@code identity.json}, so that a later daemon can check its token and build after a restart
+ * (C9, S6).
  */
 public final class RealWorkers implements ProcessTable, RunDirectories {
   private static final Logger LOG = LoggerFactory.getLogger(RealWorkers.class);
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final Pattern SHA256_HEX = Pattern.compile("[0-9a-f]{64}");
-  /** The token hash file the daemon writes into a run directory before the launch. */
-  public static final String TOKEN_HASH = "token.sha256";
-  /** The build file the daemon writes into a run directory before the launch. */
-  public static final String BUILD = "build";
 
   private final Path home;
   private final String classpath;
@@ -87,9 +78,10 @@ public final class RealWorkers implements ProcessTable, RunDirectories {
     }
   }
 
-  /** The token hash the daemon wrote for the run or session directory {@code dir}, if any. */
+  /** The token hash the worker of the run or session directory {@code dir} recorded with its identity, if any. */
   public Optional<String> tokenHashOf(String dir) {
-    return readSmall(RunDirectory.of(home, dir).file(TOKEN_HASH)).filter(h -> SHA256_HEX.matcher(h).matches());
+    return RunDirectory.of(home, dir).readIdentity() instanceof IdentityRecord.Written w
+        ? Optional.ofNullable(w.tokenHash()) : Optional.empty();
   }
 
   // ---- ProcessTable ----
@@ -106,8 +98,6 @@ public final class RealWorkers implements ProcessTable, RunDirectories {
     String token = RunToken.generate();
     String hash = RunToken.hash(token);
     try {
-      writeSmall(dir.file(TOKEN_HASH), hash);
-      writeSmall(dir.file(BUILD), r.build());
       dir.writePayload(JSON.readTree(r.payload()));
     } catch (IOException | RuntimeException e) {
       return new Launch.Failed("cannot write into " + dir.path() + ": " + e.getMessage());
@@ -208,16 +198,7 @@ public final class RealWorkers implements ProcessTable, RunDirectories {
 
   @Override
   public IdentityRecord identity(WorkerKey key) {
-    RunDirectory dir = RunDirectory.of(home, dirName(key));
-    Optional<ProcessIdentity> id = dir.readIdentity();
-    if (id.isEmpty()) {
-      return Files.exists(dir.file(RunDirectory.IDENTITY))
-          ? new IdentityRecord.Corrupt("unreadable " + dir.file(RunDirectory.IDENTITY))
-          : new IdentityRecord.Absent();
-    }
-    String build = readSmall(dir.file(BUILD)).filter(b -> !b.isBlank()).orElse(null);
-    String hash = readSmall(dir.file(TOKEN_HASH)).filter(h -> SHA256_HEX.matcher(h).matches()).orElse(null);
-    return new IdentityRecord.Written(id.get(), build, hash);
+    return RunDirectory.of(home, dirName(key)).readIdentity();
   }
 
   @Override
@@ -245,27 +226,6 @@ public final class RealWorkers implements ProcessTable, RunDirectories {
   @Override
   public Optional<RevivalGate.BusyRecord> latestBusy(WorkerKey key) {
     return RunDirectory.of(home, dirName(key)).readBusy().map(b -> new RevivalGate.BusyRecord(b.busy(), b.atWallMs()));
-  }
-
-  // ---- files ----
-
-  private static Optional<String> readSmall(Path p) {
-    try {
-      if (Files.size(p) > 4096) {
-        return Optional.empty();
-      }
-      return Optional.of(Files.readString(p, StandardCharsets.UTF_8).trim());
-    } catch (IOException e) {
-      return Optional.empty();
-    }
-  }
-
-  private static void writeSmall(Path p, String text) throws IOException {
-    Path tmp = p.resolveSibling(p.getFileName() + ".tmp");
-    Files.deleteIfExists(tmp);
-    Files.write(tmp, text.getBytes(StandardCharsets.UTF_8), StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-    Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rw-------"));
-    Files.move(tmp, p, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
   }
 
   /** The classpath of worker hosts: this jar (or the test classpath) plus the custom types' entries. */

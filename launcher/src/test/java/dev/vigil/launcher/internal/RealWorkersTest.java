@@ -41,7 +41,7 @@ class RealWorkersTest {
   }
 
   @Test
-  void aCorruptOutcomeReadsAsCorrupt_andAnIdentityCarriesTheDaemonsBuildAndTokenHash() throws Exception {
+  void aCorruptOutcomeReadsAsCorrupt_andAnIdentityCarriesTheWorkersBuildAndTokenHash() throws Exception {
     RealWorkers w = workers();
     WorkerKey key = new WorkerKey.Task(RunId.parse("t-4.2"));
     w.prepare(key);
@@ -49,10 +49,8 @@ class RealWorkersTest {
     Files.writeString(dir.file(RunDirectory.OUTCOME), "{\"verdict\": \"SUCC");
     assertInstanceOf(OutcomeRecord.Corrupt.class, w.outcome(RunId.parse("t-4.2")));
     ProcessIdentity self = w.self();
-    dir.writeIdentity(self);
-    Files.writeString(dir.file(RealWorkers.BUILD), "1.0.0+b1");
     String hash = "a".repeat(64);
-    Files.writeString(dir.file(RealWorkers.TOKEN_HASH), hash);
+    dir.writeIdentity(new IdentityRecord.Written(self, "1.0.0+b1", hash));
     IdentityRecord.Written id = assertInstanceOf(IdentityRecord.Written.class, w.identity(key));
     assertEquals(self, id.identity());
     assertEquals("1.0.0+b1", id.build());
