@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.vigil.coordination.OwnerId;
 import dev.vigil.coordination.ProcessIdentity;
 import dev.vigil.coordination.RetryPolicy;
-import dev.vigil.coordination.RunId;
 import dev.vigil.coordination.h2.H2Coordination;
 import dev.vigil.coordination.h2.H2Options;
 import dev.vigil.supervisor.DaemonLiveness;
@@ -13,30 +12,28 @@ import dev.vigil.supervisor.engine.Engine;
 import dev.vigil.supervisor.engine.EngineConfig;
 import dev.vigil.supervisor.engine.Journal;
 import dev.vigil.supervisor.engine.Ports;
-import dev.vigil.supervisor.engine.ProcessExit;
 import dev.vigil.supervisor.engine.Reply;
 import dev.vigil.supervisor.engine.ServiceSpec;
 import dev.vigil.supervisor.engine.Status;
 import dev.vigil.supervisor.engine.StatusBoard;
-import dev.vigil.supervisor.engine.StopKind;
 import dev.vigil.supervisor.engine.ToWorker;
-import dev.vigil.supervisor.engine.WorkerChannel;
 import dev.vigil.supervisor.engine.WorkerKey;
 import dev.vigil.supervisor.engine.WorkerMessage;
+import dev.vigil.worker.engine.DiskRunDirectories;
+import dev.vigil.worker.engine.OsProcessTable;
+import dev.vigil.worker.engine.SocketWorkerChannel;
 import dev.vigil.worker.process.Processes;
 import dev.vigil.worker.protocol.Message;
 import dev.vigil.worker.protocol.Peer;
 import dev.vigil.worker.protocol.ProtocolServer;
 import dev.vigil.worker.protocol.RunToken;
-import dev.vigil.worker.protocol.Subject;
+import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
@@ -74,8 +71,7 @@ public final class Daemon implements AutoCloseable {
   private final Home home;
   private final VigilConfig config;
   private final BlockingQueue<Runnable> queue = new LinkedBlockingQueue<>();
-  private final Map<WorkerKey, Peer> bound = new HashMap<>();
-  private final Map<Long, WorkerKey> peerKeys = new HashMap<>();
+  private final SocketWorkerChannel channel = new SocketWorkerChannel();
   private final CompletableFuture<Void> done = new CompletableFuture<>();
   private final StatusFile statusFile;
   private final long startedAtWallMs = System.currentTimeMillis();
@@ -84,7 +80,6 @@ public final class Daemon implements AutoCloseable {
   private volatile boolean closing;
   private DaemonLock lock;
   private H2Coordination coordination;
-  private RealWorkers workers;
   private ProtocolServer server;
   private Engine engine;
   private Thread loop;
@@ -145,13 +140,12 @@ public final class Daemon implements AutoCloseable {
     } catch (RuntimeException e) {
       throw new Refused(1, "cannot open the store: " + Wire.oneLine(e.getMessage()));
     }
-    List<String> extra = new ArrayList<>();
-    config.workerTypes().values().forEach(t -> extra.addAll(t.classpath()));
-    workers = new RealWorkers(home.dir(), RealWorkers.workerClasspath(extra), config.timeouts(),
+    OsProcessTable processes = new OsProcessTable(home.dir(), workerClasspath(), config.timeouts(),
         exit -> enqueue(() -> engine.onExit(exit, mono(), wall())));
-    ProcessIdentity self = Processes.self();
+    DiskRunDirectories directories = new DiskRunDirectories(home.dir());
+    ProcessIdentity self = processes.self();
     EngineConfig ec = engineConfig(self);
-    Ports ports = new Ports(coordination, workers, workers, new Channel(), new Board(self), new LogJournal());
+    Ports ports = new Ports(coordination, processes, directories, channel, new Board(self), new LogJournal());
     CompletableFuture<Void> booted = new CompletableFuture<>();
     loop = new Thread(() -> run(ec, ports, booted), "vigil-scheduler");
     loop.start();
@@ -162,13 +156,21 @@ public final class Daemon implements AutoCloseable {
       throw new Refused(1, "the daemon did not boot: " + Wire.oneLine(String.valueOf(e.getCause() != null ? e.getCause().getMessage() : e.getMessage())));
     }
     try {
-      server = ProtocolServer.start(home.socket(), this::tokenHash, new Handler());
+      server = ProtocolServer.start(home.socket(), SocketWorkerChannel.tokenHashes(directories), new Handler());
     } catch (IOException e) {
       running = false;
       done.join();
       throw new Refused(3, "refused: cannot listen on " + home.socket() + ": " + e.getMessage());
     }
     LOG.info("vigil {} (build {}) serves {} as pid {}", BuildInfo.VERSION, BuildInfo.BUILD, home.dir(), self.pid());
+  }
+
+  /** The worker hosts' classpath: this jar (or the test classpath) and the custom worker types' entries. */
+  private String workerClasspath() {
+    List<String> parts = new ArrayList<>();
+    parts.add(System.getProperty("java.class.path"));
+    config.workerTypes().values().forEach(t -> parts.addAll(t.classpath()));
+    return String.join(File.pathSeparator, parts);
   }
 
   private EngineConfig engineConfig(ProcessIdentity self) {
@@ -303,28 +305,6 @@ public final class Daemon implements AutoCloseable {
     done.join();
   }
 
-  private Optional<String> tokenHash(Subject s) {
-    try {
-      String dir = s instanceof Subject.Session ? "s-" + s.id() : s.id();
-      return workers.tokenHashOf(dir);
-    } catch (RuntimeException e) {
-      return Optional.empty();
-    }
-  }
-
-  private static Optional<WorkerKey> keyOf(Subject s) {
-    try {
-      if (s instanceof Subject.Run r) {
-        return Optional.of(new WorkerKey.Task(RunId.parse(r.id())));
-      } else if (s instanceof Subject.Session ss) {
-        return Optional.of(new WorkerKey.Service(ss.id()));
-      }
-    } catch (RuntimeException e) {
-      // not a key
-    }
-    return Optional.empty();
-  }
-
   /** Socket events, on the connection threads: everything for the engine is enqueued. */
   private final class Handler implements ProtocolServer.Handler {
     @Override
@@ -347,57 +327,30 @@ public final class Daemon implements AutoCloseable {
         enqueue(() -> engine.onClientCommand(cmd, reply -> peer.send(new Message.Reply(Wire.reply(reply))), mono(),
             wall()));
       } else if (m instanceof Message.Hello h) {
-        Optional<WorkerKey> key = keyOf(h.subject());
-        if (key.isEmpty()) {
-          peer.send(new Message.AdoptDenied("no such run or session: " + h.subject().id()));
-          peer.close();
-          return;
-        }
+        // authenticated: the server found the token hash through this very key (C9)
+        WorkerKey key = SocketWorkerChannel.keyOf(h.subject()).orElseThrow();
         enqueue(() -> {
           ToWorker answer;
           try {
-            answer = engine.onHello(new WorkerMessage.Hello(key.get(), RunToken.hash(h.token()), h.build(), h.pid()),
+            answer = engine.onHello(new WorkerMessage.Hello(key, RunToken.hash(h.token()), h.build(), h.pid()),
                 mono(), wall());
           } catch (IllegalArgumentException e) {
             answer = new ToWorker.AdoptDenied(Wire.oneLine(e.getMessage()));
           }
-          if (answer instanceof ToWorker.Welcome w) {
-            Peer old = bound.put(key.get(), peer);
-            if (old != null && old != peer) {
-              peerKeys.remove(old.id());
-              old.close();
-            }
-            peerKeys.put(peer.id(), key.get());
-            peer.send(new Message.Welcome(w.build(), w.go()));
-          } else if (answer instanceof ToWorker.AdoptDenied d) {
-            peer.send(new Message.AdoptDenied(d.reason()));
-            peer.close();
-          } else {
-            throw new AssertionError(answer);
-          }
+          channel.answer(peer, key, answer);
         });
       } else if (m instanceof Message.FromWorker fw) {
         WorkerMessage wm = toEngine(fw);
         if (wm == null) {
           return;
         }
-        enqueue(() -> {
-          WorkerKey key = peerKeys.get(peer.id());
-          if (key != null) {
-            engine.onMessage(key, wm, mono(), wall());
-          }
-        });
+        enqueue(() -> channel.boundKey(peer).ifPresent(key -> engine.onMessage(key, wm, mono(), wall())));
       }
     }
 
     @Override
     public void onClosed(Peer peer) {
-      enqueue(() -> {
-        WorkerKey key = peerKeys.remove(peer.id());
-        if (key != null && bound.get(key) == peer) {
-          bound.remove(key);
-        }
-      });
+      enqueue(() -> channel.closed(peer)); // after the answer to its hello, which was enqueued first
     }
   }
 
@@ -427,39 +380,6 @@ public final class Daemon implements AutoCloseable {
       return new WorkerMessage.OutcomeReported(o.outcome().verdict());
     }
     return null;
-  }
-
-  /** Frames to welcomed workers (scheduling thread). */
-  private final class Channel implements WorkerChannel {
-    @Override
-    public boolean send(WorkerKey key, ToWorker message) {
-      Peer p = bound.get(key);
-      if (p == null || !p.isOpen()) {
-        return false;
-      }
-      if (message instanceof ToWorker.Welcome w) {
-        return p.send(new Message.Welcome(w.build(), w.go()));
-      } else if (message instanceof ToWorker.AdoptDenied d) {
-        boolean sent = p.send(new Message.AdoptDenied(d.reason()));
-        p.close();
-        return sent;
-      } else if (message instanceof ToWorker.Quiesce) {
-        return p.send(new Message.Quiesce());
-      } else if (message instanceof ToWorker.Release) {
-        return p.send(new Message.Release());
-      } else if (message instanceof ToWorker.Stop s) {
-        if (s.kind() == StopKind.IDLE_SHUTDOWN) {
-          return p.send(new Message.Stop(s.graceMs()));
-        } else if (s.kind() == StopKind.LOST) {
-          boolean sent = p.send(new Message.AdoptDenied("lost: this daemon runs another build"));
-          p.close();
-          return sent;
-        }
-        return false;
-      } else {
-        throw new AssertionError(message);
-      }
-    }
   }
 
   /** daemon.json every heartbeat (D1), written on the scheduling thread. */

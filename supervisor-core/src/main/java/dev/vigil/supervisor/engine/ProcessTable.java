@@ -36,7 +36,9 @@ public interface ProcessTable {
 
   /**
    * True only when a live process matches every field of {@code identity} (C5): same boot, same
-   * pid, same start ticks, same group. A reused pid is not alive.
+   * pid, same start ticks, same group. A reused pid is not alive. An adapter whose workers' groups
+   * can outlive their leader (a worker host killed outright leaves its command running) also counts
+   * those survivors: the worker lives until its whole group is gone.
    */
   boolean alive(ProcessIdentity identity);
 

@@ -28,7 +28,10 @@ public interface RunDirectories {
    */
   boolean isReserved(WorkerKey key);
 
-  /** The worker's {@code identity.json}: written after it took its reservation (Q3). */
+  /**
+   * The worker's {@code identity.json}: its identity, build and token hash, written after it took
+   * its reservation (Q3).
+   */
   IdentityRecord identity(WorkerKey key);
 
   /** The run's {@code outcome.json} (written to a temporary file, fsynced, renamed by the worker). */

@@ -4,8 +4,9 @@ package dev.vigil.supervisor.engine;
  * The daemon's side of the worker socket (worker-runtime implements it over the Unix domain
  * socket). A connection belongs to a {@link WorkerKey} once the engine answered its hello with
  * {@link ToWorker.Welcome}; the adapter writes the engine's answer to {@link Engine#onHello} on
- * the connection that said hello and binds it to the key (replacing an older connection of that
- * key), or closes it after {@link ToWorker.AdoptDenied}.
+ * the connection that said hello and binds it to the key (replacing and closing an older connection
+ * of that key), or closes it after {@link ToWorker.AdoptDenied}. A connection that closes no longer
+ * takes frames.
  *
  * <p>Threading: called only on the scheduling thread; a send queues the frame for the connection's
  * writer and returns at once, never waiting for the worker.

@@ -6,7 +6,6 @@ import dev.vigil.coordination.Lane;
 import dev.vigil.coordination.NewTicket;
 import dev.vigil.coordination.Owner;
 import dev.vigil.coordination.OwnerId;
-import dev.vigil.coordination.ProcessIdentity;
 import dev.vigil.coordination.Run;
 import dev.vigil.coordination.RunId;
 import dev.vigil.coordination.Ticket;
@@ -109,36 +108,10 @@ final class Bench {
     build = onBuild;
     incarnation++;
     daemon = world.startDaemon(incarnation);
-    SimWorld.DaemonProc self = daemon;
     EngineConfig config = new EngineConfig(new OwnerId("d" + incarnation), "bench", build, "1.0.0", 1,
         Simulation.LANES, Simulation.TYPES, services, timeouts);
-    ProcessTable processes = new ProcessTable() {
-      @Override
-      public ProcessIdentity self() {
-        return self.identity;
-      }
-
-      @Override
-      public Launch launch(LaunchRequest request) {
-        return world.processes.launch(request);
-      }
-
-      @Override
-      public Optional<ProcessIdentity> identity(long pid) {
-        return world.processes.identity(pid);
-      }
-
-      @Override
-      public boolean alive(ProcessIdentity identity) {
-        return world.processes.alive(identity);
-      }
-
-      @Override
-      public boolean signalGroup(ProcessIdentity identity, Signal signal) {
-        return world.processes.signalGroup(identity, signal);
-      }
-    };
-    Ports ports = new Ports(coordination, processes, world.directories, world.channel, statuses::add, events::add);
+    Ports ports = new Ports(coordination, world.processesOf(daemon), world.directories, world.channel, statuses::add,
+        events::add);
     engine = Engine.boot(config, ports, world.monoMs, world.wallMs);
     return engine;
   }

@@ -181,9 +181,7 @@ final class SimWorld {
     p.diedAtMono = monoMs;
     livePids.remove(p.identity.pid());
     if (p instanceof WorkerProc w) {
-      if (bound.get(w.key) == w) {
-        bound.remove(w.key);
-      }
+      unbind(w);
       if (daemon != null && daemon.up() && w.parentIncarnation == daemon.incarnation()) {
         pendingExits.add(new ProcessExit(w.identity, code, sig));
       }
@@ -266,10 +264,21 @@ final class SimWorld {
 
   // ---- the ports ----
 
-  final ProcessTable processes = new ProcessTable() {
+  /** The process table as the daemon {@code self} sees it: {@code self()} is that daemon's identity. */
+  ProcessTable processesOf(DaemonProc self) {
+    return new Table(self);
+  }
+
+  private final class Table implements ProcessTable {
+    private final DaemonProc self;
+
+    Table(DaemonProc self) {
+      this.self = self;
+    }
+
     @Override
     public ProcessIdentity self() {
-      throw new UnsupportedOperationException("each incarnation's ports answer self()");
+      return self.identity;
     }
 
     @Override
@@ -327,7 +336,7 @@ final class SimWorld {
       }
       return true;
     }
-  };
+  }
 
   private void deliver(Proc p, Signal signal) {
     if (p instanceof WorkerProc w) {
@@ -389,6 +398,33 @@ final class SimWorld {
   };
 
   record Delivery(ToWorker message, long atMono) {}
+
+  /**
+   * The daemon's side of a welcome: {@code w}'s connection becomes its key's, and an older
+   * connection of that key is dropped (its worker finds itself disconnected).
+   *
+   * @return the worker whose connection was bound before, or null
+   */
+  WorkerProc bind(WorkerProc w) {
+    w.connected = true;
+    WorkerProc previous = bound.put(w.key, w);
+    if (previous != null && previous != w) {
+      previous.disconnected(monoMs);
+    }
+    return previous;
+  }
+
+  /** {@code w}'s connection closed from the worker's side: frames for its key go nowhere until it is welcomed again. */
+  void drop(WorkerProc w) {
+    unbind(w);
+    w.disconnected(monoMs);
+  }
+
+  private void unbind(WorkerProc w) {
+    if (bound.get(w.key) == w) {
+      bound.remove(w.key);
+    }
+  }
 
   // ---- workers ----
 
@@ -453,7 +489,10 @@ final class SimWorld {
       }
     }
 
-    /** Half the workers write a bare record (the identity only, as worker-runtime does), half a full one. */
+    /**
+     * Half the workers write a full record (identity, build and token hash, as worker-runtime's host
+     * does), half a bare one (the identity only, as a worker of an older build may have written).
+     */
     IdentityRecord.Written identityRecord() {
       return identity.startTicks() % 2 == 0 ? IdentityRecord.Written.bare(identity)
           : new IdentityRecord.Written(identity, build, tokenHash);
@@ -478,9 +517,8 @@ final class SimWorld {
       }
       lastContactMono = w.monoMs;
       if (reply.get() instanceof ToWorker.Welcome) {
-        connected = true;
         welcomedBy.add(w.daemon.incarnation());
-        WorkerProc previous = w.bound.put(key, this);
+        WorkerProc previous = w.bind(this);
         if (previous != null && previous != this && previous.alive) {
           w.laws.violated("C1 one lease: two live workers welcomed for " + key + ": " + previous.identity + " and "
               + identity);

@@ -4,7 +4,6 @@ import dev.vigil.coordination.Lane;
 import dev.vigil.coordination.Lease;
 import dev.vigil.coordination.NewTicket;
 import dev.vigil.coordination.OwnerId;
-import dev.vigil.coordination.ProcessIdentity;
 import dev.vigil.coordination.RetryPolicy;
 import dev.vigil.coordination.Run;
 import dev.vigil.coordination.RunId;
@@ -385,34 +384,8 @@ final class Simulation {
     inc = i;
     EngineConfig config = new EngineConfig(i.owner, "sim", i.build, "1.0." + builds, 1, LANES, TYPES, services,
         TIMEOUTS);
-    ProcessTable processes = new ProcessTable() {
-      @Override
-      public ProcessIdentity self() {
-        return i.proc.identity;
-      }
-
-      @Override
-      public Launch launch(LaunchRequest request) {
-        return world.processes.launch(request);
-      }
-
-      @Override
-      public Optional<ProcessIdentity> identity(long pid) {
-        return world.processes.identity(pid);
-      }
-
-      @Override
-      public boolean alive(ProcessIdentity identity) {
-        return world.processes.alive(identity);
-      }
-
-      @Override
-      public boolean signalGroup(ProcessIdentity identity, Signal signal) {
-        return world.processes.signalGroup(identity, signal);
-      }
-    };
-    Ports ports = new Ports(coordination, processes, world.directories, world.channel, s -> published(i, s),
-        e -> journal(i, e));
+    Ports ports = new Ports(coordination, world.processesOf(i.proc), world.directories, world.channel,
+        s -> published(i, s), e -> journal(i, e));
     try {
       Engine e = Engine.boot(config, ports, world.monoMs, world.wallMs);
       i.booting = false;

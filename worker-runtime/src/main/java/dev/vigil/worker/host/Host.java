@@ -10,12 +10,14 @@ import dev.vigil.supervisor.TimeoutLattice;
 import dev.vigil.supervisor.TimeoutLattice.Timeout;
 import dev.vigil.supervisor.WorkGate;
 import dev.vigil.supervisor.WorkSet;
+import dev.vigil.supervisor.engine.IdentityRecord;
 import dev.vigil.worker.Outcome;
 import dev.vigil.worker.WorkContext;
 import dev.vigil.worker.WorkerType;
 import dev.vigil.worker.process.Processes;
 import dev.vigil.worker.protocol.Message;
 import dev.vigil.worker.protocol.ProtocolClient;
+import dev.vigil.worker.protocol.RunToken;
 import dev.vigil.worker.protocol.Subject;
 import dev.vigil.worker.rundir.BusyEvidence;
 import dev.vigil.worker.rundir.RecordedOutcome;
@@ -44,7 +46,8 @@ import java.util.function.UnaryOperator;
  *
  * <ol>
  *   <li>Reserve: take {@code reservation.lock} (held until the process dies), then write
- *       {@code identity.json}.
+ *       {@code identity.json} with this process's identity, the build and the SHA-256 of the run
+ *       token (never the token, C9).
  *   <li>Handoff (Q3): connect and say {@code hello}, retrying while no daemon listens, until a
  *       {@code welcome} with {@code go}. Without it within {@code launchHandoff}, or on
  *       {@code adopt-denied}, exit {@link #NOT_CONFIRMED} having done no work.
@@ -160,7 +163,7 @@ final class Host {
       return RESERVED;
     }
     try {
-      dir.writeIdentity(Processes.self());
+      dir.writeIdentity(new IdentityRecord.Written(Processes.self(), args.build(), RunToken.hash(token)));
     } catch (IOException e) {
       HostLog.info("cannot write identity.json: " + e);
       return FAILED;

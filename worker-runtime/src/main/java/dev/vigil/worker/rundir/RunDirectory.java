@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.vigil.coordination.ProcessIdentity;
 import dev.vigil.coordination.Verdict;
 import dev.vigil.supervisor.WorkSet;
+import dev.vigil.supervisor.engine.IdentityRecord;
 import dev.vigil.worker.Outcome;
 import dev.vigil.worker.internal.Json;
 import java.io.IOException;
@@ -31,8 +32,9 @@ import java.util.regex.Pattern;
  *   <li>{@code reservation.lock}: an exclusive OS file lock the worker holds for its whole life; a
  *       free lock means no live worker (C5). {@link #isReserved()} tells it from any process
  *       without disturbing the holder.
- *   <li>{@code identity.json}: the worker's process identity, written after it holds the lock; the
- *       daemon records {@code start} only after both (reservation handoff, Q3).
+ *   <li>{@code identity.json}: the worker's process identity, its build and the SHA-256 of its run
+ *       token, written after it holds the lock; the daemon records {@code start} only after both
+ *       (reservation handoff, Q3) and checks a worker's hello against them (C9, S6).
  *   <li>{@code payload.json}: the ticket's payload, written by the daemon before the launch.
  *   <li>{@code busy.json}: the worker's latest busy evidence (S3).
  *   <li>{@code outcome.json}: the outcome, written before it is reported (temporary file, fsync,
@@ -199,24 +201,50 @@ public final class RunDirectory {
 
   // ---------------------------------------------------------------- identity
 
-  public void writeIdentity(ProcessIdentity identity) throws IOException {
+  /**
+   * Writes {@code identity.json}: the worker's process identity, the build it runs and the SHA-256
+   * of its run token (never the token itself, C9); a null build or hash is left out.
+   */
+  public void writeIdentity(IdentityRecord.Written record) throws IOException {
+    ProcessIdentity identity = record.identity();
     ObjectNode n = Json.object()
         .put("v", SCHEMA)
         .put("bootId", identity.bootId())
         .put("pid", identity.pid())
         .put("startTicks", identity.startTicks())
         .put("pgid", identity.pgid());
+    if (record.build() != null) {
+      n.put("build", record.build());
+    }
+    if (record.tokenHash() != null) {
+      n.put("tokenHash", record.tokenHash());
+    }
     write(IDENTITY, n);
   }
 
-  /** The identity the worker wrote, or empty while there is none or it is unreadable. */
-  public Optional<ProcessIdentity> readIdentity() {
+  /**
+   * The identity record the worker wrote: {@link IdentityRecord.Absent} while there is none,
+   * {@link IdentityRecord.Corrupt} with a diagnosis when it is truncated, not JSON or invalid;
+   * never throws.
+   */
+  public IdentityRecord readIdentity() {
+    JsonNode n;
     try {
-      JsonNode n = read(IDENTITY);
-      return Optional.of(new ProcessIdentity(Fields.text(n, "bootId"), Fields.integral(n, "pid"), Fields.integral(n, "startTicks"),
-          Fields.integral(n, "pgid")));
-    } catch (IOException | IllegalArgumentException e) {
-      return Optional.empty();
+      n = read(IDENTITY);
+    } catch (NoSuchFileException e) {
+      return new IdentityRecord.Absent();
+    } catch (JsonProcessingException e) {
+      return new IdentityRecord.Corrupt(IDENTITY + " in " + dir + " is corrupt or truncated: " + e.getOriginalMessage());
+    } catch (IOException | RuntimeException e) {
+      return new IdentityRecord.Corrupt(IDENTITY + " in " + dir + " is unreadable: " + e);
+    }
+    try {
+      checkSchema(n);
+      ProcessIdentity identity = new ProcessIdentity(Fields.text(n, "bootId"), Fields.integral(n, "pid"),
+          Fields.integral(n, "startTicks"), Fields.integral(n, "pgid"));
+      return new IdentityRecord.Written(identity, Fields.optionalText(n, "build"), Fields.optionalText(n, "tokenHash"));
+    } catch (IllegalArgumentException e) {
+      return new IdentityRecord.Corrupt(IDENTITY + " in " + dir + " is invalid: " + e.getMessage());
     }
   }
 
@@ -302,13 +330,7 @@ public final class RunDirectory {
       return new OutcomeRead.None(OUTCOME + " is unreadable: " + e);
     }
     try {
-      if (!n.isObject()) {
-        throw new IllegalArgumentException("not a JSON object");
-      }
-      long v = Fields.integral(n, "v");
-      if (v != SCHEMA) {
-        throw new IllegalArgumentException("schema " + v + " is not " + SCHEMA);
-      }
+      checkSchema(n);
       String run = Fields.text(n, "run");
       if (!run.equals(runId)) {
         throw new IllegalArgumentException("it names run " + run + ", not " + runId);
@@ -332,6 +354,17 @@ public final class RunDirectory {
     return Json.parse(Files.readAllBytes(file(name)));
   }
 
+  /** Checks that {@code n} is a record of this schema; throws naming what is wrong. */
+  private static void checkSchema(JsonNode n) {
+    if (!n.isObject()) {
+      throw new IllegalArgumentException("not a JSON object");
+    }
+    long v = Fields.integral(n, "v");
+    if (v != SCHEMA) {
+      throw new IllegalArgumentException("schema " + v + " is not " + SCHEMA);
+    }
+  }
+
   @Override
   public String toString() {
     return dir.toString();
@@ -347,6 +380,11 @@ public final class RunDirectory {
         throw new IllegalArgumentException("field '" + field + "' must be a string");
       }
       return v.textValue();
+    }
+
+    /** A string field that may be absent (then null). */
+    static String optionalText(JsonNode n, String field) {
+      return n.has(field) ? text(n, field) : null;
     }
 
     static long integral(JsonNode n, String field) {

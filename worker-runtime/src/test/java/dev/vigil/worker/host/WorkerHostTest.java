@@ -10,11 +10,13 @@ import dev.vigil.coordination.ProcessIdentity;
 import dev.vigil.coordination.RunExit;
 import dev.vigil.supervisor.TimeoutLattice.Timeout;
 import dev.vigil.supervisor.WorkSet;
+import dev.vigil.supervisor.engine.IdentityRecord;
 import dev.vigil.worker.Outcome;
 import dev.vigil.worker.process.LaunchedWorker;
 import dev.vigil.worker.process.Processes;
 import dev.vigil.worker.process.Stopped;
 import dev.vigil.worker.protocol.Message;
+import dev.vigil.worker.protocol.RunToken;
 import dev.vigil.worker.protocol.Subject;
 import dev.vigil.worker.rundir.BusyEvidence;
 import dev.vigil.worker.rundir.OutcomeRead;
@@ -61,7 +63,7 @@ class WorkerHostTest {
     daemon.close();
   }
 
-  private record Worker(Subject subject, LaunchedWorker launched, RunDirectory dir) {
+  private record Worker(Subject subject, String token, LaunchedWorker launched, RunDirectory dir) {
     ProcessIdentity identity() {
       return launched.identity().orElseThrow();
     }
@@ -87,7 +89,7 @@ class WorkerHostTest {
     String token = daemon.register(subject);
     LaunchedWorker w = Workers.launch(args, token, payload == null ? null : JSON.readTree(payload));
     launched.add(w);
-    return new Worker(subject, w, RunDirectory.of(home, run));
+    return new Worker(subject, token, w, RunDirectory.of(home, run));
   }
 
   private Worker command(String run, String script) throws IOException {
@@ -133,7 +135,10 @@ class WorkerHostTest {
     for (Worker w : List.of(ok, failed, stalled, noToken, badPayload, noType)) {
       assertEquals(0, w.exitStatus(), w.subject().id());
       assertEquals(Optional.of(true), daemon.outcomeWasOnDiskAtReport(w.subject()), "effect before receipt: " + w.subject().id());
-      assertEquals(Optional.of(w.identity()), w.dir().readIdentity(), "identity.json is the launched identity");
+      assertEquals(new IdentityRecord.Written(w.identity(), TestDaemon.BUILD, RunToken.hash(w.token())),
+          w.dir().readIdentity(), "identity.json is the launched identity, with its build and its token's hash");
+      assertFalse(Files.readString(w.dir().file(RunDirectory.IDENTITY)).contains(w.token()),
+          "C9: the token itself is stored nowhere");
       assertFalse(w.dir().isReserved(), "the reservation dies with the worker");
     }
     assertEquals(new Outcome.Failed("exit code 1"), failed.outcomeOnDisk());
@@ -185,7 +190,7 @@ class WorkerHostTest {
     Worker w = command("t-1.1", "exit 0");
     Poll.until("the worker holds its reservation and wrote its identity", () -> {
       try {
-        return w.dir().isReserved() && w.dir().readIdentity().isPresent();
+        return w.dir().isReserved() && w.dir().readIdentity() instanceof IdentityRecord.Written;
       } catch (IOException e) {
         throw new AssertionError(e);
       }

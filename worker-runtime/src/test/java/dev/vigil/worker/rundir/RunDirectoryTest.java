@@ -14,6 +14,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.vigil.coordination.ProcessIdentity;
 import dev.vigil.coordination.Verdict;
 import dev.vigil.supervisor.WorkSet;
+import dev.vigil.supervisor.engine.IdentityRecord;
 import dev.vigil.worker.Outcome;
 import dev.vigil.worker.testkit.Poll;
 import dev.vigil.worker.testkit.Workers;
@@ -42,7 +43,7 @@ class RunDirectoryTest {
   void directoriesAre0700_andEveryFile0600() throws Exception {
     Path home = tmp.resolve("home");
     RunDirectory dir = RunDirectory.create(home, "t-1.1");
-    dir.writeIdentity(new ProcessIdentity("boot", 42, 7, 42));
+    dir.writeIdentity(IdentityRecord.Written.bare(new ProcessIdentity("boot", 42, 7, 42)));
     dir.writePayload(new ObjectMapper().readTree("{\"a\":1}"));
     dir.writeBusy(new BusyEvidence(true, 1, WorkSet.EMPTY.plus(WorkSet.Kind.RUN, "t-1.1")));
     dir.writeOutcome(new RecordedOutcome("t-1.1", new Outcome.Succeeded("ok"), 5));
@@ -71,19 +72,27 @@ class RunDirectoryTest {
   @Test
   void identityPayloadAndBusyEvidenceRoundTrip() throws Exception {
     RunDirectory dir = RunDirectory.create(tmp, "t-2.1");
-    assertEquals(Optional.empty(), dir.readIdentity());
+    assertEquals(new IdentityRecord.Absent(), dir.readIdentity());
     assertEquals(new ObjectMapper().createObjectNode(), dir.readPayload(), "no payload reads as {}");
-    ProcessIdentity id = new ProcessIdentity("b00t", 4242, 99, 4242);
+    IdentityRecord.Written id = new IdentityRecord.Written(new ProcessIdentity("b00t", 4242, 99, 4242), "1.0.0+b7",
+        "0f".repeat(32));
     dir.writeIdentity(id);
-    assertEquals(Optional.of(id), dir.readIdentity());
+    assertEquals(id, dir.readIdentity());
+    IdentityRecord.Written bare = IdentityRecord.Written.bare(new ProcessIdentity("b00t", 4243, 99, 4243));
+    dir.writeIdentity(bare);
+    assertEquals(bare, dir.readIdentity(), "a record without build and token hash reads as such");
     WorkSet work = WorkSet.EMPTY.plus(WorkSet.Kind.RUN, "t-2.1").plus(WorkSet.Kind.UNSETTLED_CHILD, "pid 7");
     dir.writeBusy(new BusyEvidence(true, 123, work));
     assertEquals(Optional.of(new BusyEvidence(true, 123, work)), dir.readBusy());
     Files.writeString(dir.file(RunDirectory.PAYLOAD), "{\"a\":");
     IOException e = assertThrows(IOException.class, dir::readPayload);
     assertTrue(e.getMessage().startsWith("payload.json is not JSON"), e.getMessage());
-    Files.writeString(dir.file(RunDirectory.IDENTITY), "{\"v\":1,\"pid\":\"x\"}");
-    assertEquals(Optional.empty(), dir.readIdentity());
+    for (String bad : List.of("{\"v\":1,\"pid\":\"x\"}", "{\"v\":1,\"bootId\":\"b\",\"pid\":1,\"startTicks\":2,\"pgid\":1,"
+        + "\"tokenHash\":\"not-a-hash\"}", "{\"v\":1,\"bootId\":\"b\",\"pi", "")) {
+      Files.writeString(dir.file(RunDirectory.IDENTITY), bad);
+      IdentityRecord.Corrupt c = assertInstanceOf(IdentityRecord.Corrupt.class, dir.readIdentity(), bad);
+      assertTrue(c.diagnosis().startsWith("identity.json in " + dir.path()), c.diagnosis());
+    }
   }
 
   @Test

@@ -1,0 +1,155 @@
+package dev.vigil.worker.engine;
+
+import dev.vigil.coordination.ProcessIdentity;
+import dev.vigil.coordination.RunExit;
+import dev.vigil.supervisor.TimeoutLattice;
+import dev.vigil.supervisor.engine.Launch;
+import dev.vigil.supervisor.engine.LaunchRequest;
+import dev.vigil.supervisor.engine.ProcessExit;
+import dev.vigil.supervisor.engine.ProcessTable;
+import dev.vigil.supervisor.engine.Signal;
+import dev.vigil.supervisor.engine.WorkerKey;
+import dev.vigil.worker.host.WorkerArgs;
+import dev.vigil.worker.internal.Json;
+import dev.vigil.worker.process.GroupSignal;
+import dev.vigil.worker.process.LaunchSpec;
+import dev.vigil.worker.process.LaunchedWorker;
+import dev.vigil.worker.process.Processes;
+import dev.vigil.worker.protocol.RunToken;
+import dev.vigil.worker.rundir.RunDirectory;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The engine's {@link ProcessTable} on the operating system: worker hosts
+ * ({@link WorkerArgs#MAIN_CLASS}) started in their own session through {@link Processes#launch},
+ * identities from {@code /proc}, identity-gated signals to the group (C5).
+ *
+ * <p>A launch writes the payload into the worker's directory, gives the worker a fresh run token
+ * in its environment only (C9) and reports the token's SHA-256; the worker itself writes its
+ * identity, build and token hash to {@code identity.json} once it holds its reservation (Q3).
+ *
+ * <p>Threading: {@link #launch} waits only until the new process leads its group (milliseconds);
+ * every other method is a {@code /proc} read or a {@code kill}. Exits of launched workers are
+ * reported on a process-reaper thread, to the consumer given at construction.
+ */
+public final class OsProcessTable implements ProcessTable {
+  private static final Logger LOG = LoggerFactory.getLogger(OsProcessTable.class);
+
+  private final Path home;
+  private final String classpath;
+  private final Map<TimeoutLattice.Timeout, Long> hostTimeouts;
+  private final Consumer<ProcessExit> exits;
+
+  /**
+   * @param home      Vigil's home: run directories under {@code <home>/runs}, the socket {@code <home>/vigil.sock}
+   * @param classpath the worker hosts' classpath (worker-runtime and the worker types' jars)
+   * @param timeouts  the daemon's timeouts; those that differ from the defaults are passed to every host
+   * @param exits     receives the exit of every worker this table launched, once, on any thread
+   */
+  public OsProcessTable(Path home, String classpath, TimeoutLattice timeouts, Consumer<ProcessExit> exits) {
+    this.home = Objects.requireNonNull(home, "home");
+    this.classpath = Objects.requireNonNull(classpath, "classpath");
+    this.exits = Objects.requireNonNull(exits, "exits");
+    Map<TimeoutLattice.Timeout, Long> changed = new EnumMap<>(TimeoutLattice.Timeout.class);
+    for (TimeoutLattice.Timeout t : TimeoutLattice.Timeout.values()) {
+      if (timeouts.ms(t) != t.defaultMs()) {
+        changed.put(t, timeouts.ms(t));
+      }
+    }
+    this.hostTimeouts = Map.copyOf(changed);
+  }
+
+  @Override
+  public ProcessIdentity self() {
+    return Processes.self();
+  }
+
+  @Override
+  public Launch launch(LaunchRequest r) {
+    WorkerKey key = r.key();
+    RunDirectory dir = DiskRunDirectories.directoryOf(home, key);
+    try {
+      dir.writePayload(Json.parse(r.payload().getBytes(StandardCharsets.UTF_8)));
+    } catch (IOException | RuntimeException e) {
+      return new Launch.Failed("cannot write the payload into " + dir.path() + ": " + e.getMessage());
+    }
+    WorkerArgs args;
+    try {
+      args = argsOf(r);
+    } catch (RuntimeException e) {
+      return new Launch.Failed("bad worker arguments for " + key + ": " + e.getMessage());
+    }
+    String token = RunToken.generate();
+    Map<String, String> env = LaunchSpec.baseEnvironment();
+    env.put(RunToken.ENV, token);
+    List<String> command = args.command(Path.of(System.getProperty("java.home"), "bin", "java"),
+        WorkerArgs.FAST_START_FLAGS, classpath);
+    LaunchedWorker w;
+    try {
+      w = Processes.launch(new LaunchSpec(command, env, dir.path(), dir.stdoutLog(), dir.stderrLog()));
+    } catch (IOException | RuntimeException e) {
+      return new Launch.Failed("cannot launch the worker of " + key + ": " + e.getMessage());
+    }
+    if (w.identity().isEmpty()) {
+      return new Launch.Failed("the worker of " + key + " (pid " + w.pid() + ") ended at once; see " + dir.stderrLog());
+    }
+    ProcessIdentity id = w.identity().get();
+    w.onExit().thenAccept(exit -> exits.accept(exitOf(id, exit)));
+    LOG.info("launched {} as pid {}", key, id.pid());
+    return new Launch.Started(id, RunToken.hash(token));
+  }
+
+  private WorkerArgs argsOf(LaunchRequest r) {
+    WorkerArgs args;
+    if (r.key() instanceof WorkerKey.Task t) {
+      args = WorkerArgs.task(home, t.run(), Math.max(1, r.attempt()), r.workerType(), r.build());
+    } else if (r.key() instanceof WorkerKey.Service s) {
+      args = new WorkerArgs(home, DiskRunDirectories.nameOf(s), Optional.empty(), Optional.of(s.service()), 1,
+          r.workerType(), r.build(), home.resolve("vigil.sock"), Map.of());
+    } else {
+      throw new AssertionError(r.key());
+    }
+    return hostTimeouts.isEmpty() ? args : args.withTimeouts(hostTimeouts);
+  }
+
+  private static ProcessExit exitOf(ProcessIdentity id, RunExit exit) {
+    if (exit.signal() != null) {
+      return ProcessExit.signal(id, exit.signal());
+    }
+    return ProcessExit.code(id, exit.exitCode() == null ? 1 : exit.exitCode());
+  }
+
+  @Override
+  public Optional<ProcessIdentity> identity(long pid) {
+    return Processes.identityOf(pid);
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>A worker host killed outright leaves its command running in its group: the worker is alive
+   * until the whole group is gone ({@link Processes#groupAlive}), or a retry would run the same paid
+   * work twice (C5).
+   */
+  @Override
+  public boolean alive(ProcessIdentity identity) {
+    return Processes.groupAlive(identity);
+  }
+
+  /** {@inheritDoc} The leader's group while it lives, else each survivor of it by its own identity. */
+  @Override
+  public boolean signalGroup(ProcessIdentity identity, Signal signal) {
+    GroupSignal g = signal == Signal.TERM ? GroupSignal.TERM : GroupSignal.KILL;
+    return Processes.signalWhatIsLeft(identity, g);
+  }
+}
