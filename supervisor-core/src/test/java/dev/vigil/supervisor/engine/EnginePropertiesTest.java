@@ -105,6 +105,12 @@ class EnginePropertiesTest {
     Simulation.replay("MIXED", 20_260_130L);
   }
 
+  /** Regression: a hand start during an idle-shutdown round, of a ticket that does not exist, is refused as shutting down. */
+  @Test
+  void Q8_S5_aHandStartDuringAQuiesceRoundIsRefused() {
+    Simulation.replay("SHUTDOWNS", -593871621207190769L);
+  }
+
   /** Regression: a service whose worker exited while the daemon stopped every worker was restarted, so the shutdown never completed. */
   @Test
   void S1_S5_aServiceThatExitsWhileTheDaemonStopsItsWorkersIsNotRestarted() {

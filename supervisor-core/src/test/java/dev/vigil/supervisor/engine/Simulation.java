@@ -237,8 +237,6 @@ final class Simulation {
     boolean booting = true;
     boolean stopWorkers;
     boolean shutdownPending;
-    /** A shutdown was answered ShuttingDown: this incarnation takes no new work. */
-    boolean shutDown;
     boolean idleShutdown;
     boolean roundStopAll;
     final Set<String> serviceStops = new HashSet<>();
@@ -679,6 +677,11 @@ final class Simulation {
 
   /** {@code vigil run TICKET} (Q8): granted only for a READY, unparked, due ticket, and the run is marked. */
   private void handStart(TicketId t) {
+    Reply status = command(new Command.StatusQuery());
+    if (!(status instanceof Reply.StatusReport report)) {
+      return;
+    }
+    Status.State state = report.status().state();
     Optional<Ticket> before = law.ticket(t);
     boolean laneParked = before.isPresent() && law.parkedLanes().contains(before.get().lane());
     Reply r = command(new Command.RunByHand(t));
@@ -693,12 +696,13 @@ final class Simulation {
     } else {
       boolean full = r instanceof Reply.Denied d && d.reason().contains(" is full (");
       boolean stopping = r instanceof Reply.Denied d && d.reason().contains("shutting down")
-          && (inc.shutdownPending || inc.shutDown);
+          && state != Status.State.RUNNING && state != Status.State.PAUSED;
       if (full) {
         seen.saw("hand start refused: lane full");
       }
-      expect(before.isEmpty() ? r instanceof Reply.NotFound : !before.get().claimableAt(world.wallMs) || laneParked
-          || full || stopping || r instanceof Reply.Invalid, "a hand start is refused only when the ticket cannot be claimed", r);
+      expect(stopping || (before.isEmpty() ? r instanceof Reply.NotFound : !before.get().claimableAt(world.wallMs)
+          || laneParked || full || r instanceof Reply.Invalid), "a hand start is refused only when the ticket cannot be "
+          + "claimed or the daemon is shutting down", r);
     }
   }
 
@@ -729,7 +733,6 @@ final class Simulation {
     }
     seen.saw("shutdown " + mode + " -> " + r.getClass().getSimpleName());
     if (r instanceof Reply.ShuttingDown) {
-      i.shutDown = true;
       if (!law.liveRuns().isEmpty()) {
         violated("S5 idle shutdown never aborts: shutting down with live runs " + law.liveRuns());
       }
