@@ -211,7 +211,7 @@ public final class ProtocolServer implements AutoCloseable {
       // closing anyway
     }
     for (Peer p : peers) {
-      p.close();
+      p.abort();
     }
     try {
       Files.deleteIfExists(socket);
