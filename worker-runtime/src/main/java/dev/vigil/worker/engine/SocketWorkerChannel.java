@@ -36,8 +36,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Threading: safe on any thread; the daemon calls every method on its scheduling thread, so
  * hellos are answered and closes seen in the order the connections produced them. A frame is
- * written on the caller's thread (one short line into the socket's buffer); a failed write closes
- * the connection and reports the frame undelivered.
+ * queued for the connection's writer thread ({@link Peer#send}) and the call returns at once; a
+ * connection that is closed, or whose peer stopped reading, reports the frame undelivered.
  */
 public final class SocketWorkerChannel implements WorkerChannel {
   private static final Logger LOG = LoggerFactory.getLogger(SocketWorkerChannel.class);
