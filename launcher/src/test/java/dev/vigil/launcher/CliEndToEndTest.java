@@ -197,7 +197,7 @@ class CliEndToEndTest {
     assertNotEquals(up1, up2, "a new daemon started over the stale daemon.json");
     Result busy = vigil(home, "down");
     assertEquals(3, busy.code(), "S5: down refuses while a worker has work");
-    assertTrue(busy.err().startsWith("vigil: busy:"), busy.err());
+    assertTrue(busy.err().startsWith("vigil: busy: 1 worker has work: t-"), busy.err());
     JsonNode adopted = json(vigil(home, "show", ticket, "--json"));
     assertEquals(1, adopted.path("runs").size(), "nothing launched twice");
     assertEquals(workerPid, adopted.path("runs").get(0).path("pid").asLong(), "the same worker pid was adopted");

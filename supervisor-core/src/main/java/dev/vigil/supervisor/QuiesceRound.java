@@ -64,16 +64,20 @@ public final class QuiesceRound {
         silent = Collections.unmodifiableSortedSet(new TreeSet<>(silent));
       }
 
-      /** What the client is told, e.g. {@code busy: w1 has work (1 run); w2 did not answer within 2s}. */
+      /**
+       * What the client is told; a worker that did not answer counts as having work (S5), e.g.
+       * {@code busy: 2 workers have work: w1 (1 run); w2 (no answer within 2s)}.
+       */
       public String message() {
-        StringBuilder b = new StringBuilder("busy: ");
+        int n = busy.size() + silent.size();
+        StringBuilder b = new StringBuilder("busy: ").append(n).append(n == 1 ? " worker has work: " : " workers have work: ");
         String sep = "";
         for (Map.Entry<String, String> e : busy.entrySet()) {
-          b.append(sep).append(e.getKey()).append(" has work (").append(e.getValue()).append(')');
+          b.append(sep).append(e.getKey()).append(" (").append(e.getValue()).append(')');
           sep = "; ";
         }
         for (String w : silent) {
-          b.append(sep).append(w).append(" did not answer within ").append(Durations.format(answerMs));
+          b.append(sep).append(w).append(" (no answer within ").append(Durations.format(answerMs)).append(')');
           sep = "; ";
         }
         return b.toString();

@@ -81,7 +81,7 @@ class QuiesceTest {
     Round.ReleaseAll release = (Round.ReleaseAll) late.decision();
     assertEquals(Set.of("w1", "w2"), release.workers());
     assertEquals(Set.of("w2"), release.silent());
-    assertEquals("busy: w2 did not answer within 2s", release.message());
+    assertEquals("busy: 1 worker has work: w2 (no answer within 2s)", release.message());
   }
 
   @Test
@@ -89,7 +89,7 @@ class QuiesceTest {
     QuiesceRound r = QuiesceRound.start(Set.of("w1", "w2", "w3"), ANSWER, 0);
     r = r.onAnswer("w1", new Answer.Quiesced(), 1).next();
     Round d = r.onAnswer("w2", new Answer.Busy(ONE_RUN), 2).decision();
-    assertEquals("busy: w2 has work (1 run); w3 did not answer within 2s", ((Round.ReleaseAll) d).message());
+    assertEquals("busy: 2 workers have work: w2 (1 run); w3 (no answer within 2s)", ((Round.ReleaseAll) d).message());
     assertEquals(Set.of("w1", "w2", "w3"), ((Round.ReleaseAll) d).workers());
   }
 

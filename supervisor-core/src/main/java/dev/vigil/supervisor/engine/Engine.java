@@ -220,7 +220,8 @@ public final class Engine {
       answer(from, new WorkGate.Answer.Quiesced(), nowMonoMs, nowWallMs);
     } else if (message instanceof WorkerMessage.Busy b) {
       if (mode == Mode.DRAINING_IDLE && roundMembers.containsKey(from.name())) {
-        abandonIdleShutdown(from.name() + " refused the idle stop: it has work (" + b.work().describe() + ")", nowMonoMs);
+        abandonIdleShutdown("1 worker has work: " + from.name() + " (" + b.work().describe() + ", refused the idle stop)",
+            nowMonoMs);
       } else {
         answer(from, new WorkGate.Answer.Busy(b.work()), nowMonoMs, nowWallMs);
       }

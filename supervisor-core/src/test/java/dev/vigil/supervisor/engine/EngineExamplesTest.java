@@ -278,7 +278,7 @@ class EngineExamplesTest {
     List<Reply> answer = b.send(new Command.Shutdown(Command.Shutdown.Mode.IF_IDLE));
     b.until("answered", () -> !answer.isEmpty(), 3_000);
     Reply.Busy busy = assertInstanceOf(Reply.Busy.class, answer.get(0));
-    assertTrue(busy.message().contains(run + " has work (1 run)"), busy.message());
+    assertTrue(busy.message().startsWith("busy: 1 worker has work: " + run + " (1 run)"), busy.message());
     b.run(Bench.TICK_MS);
     assertTrue(b.serviceWorker("idx").gate.isOpen(), "the quiesced service's gate was released");
     assertTrue(b.worker(run).alive && b.serviceWorker("idx").alive, "nothing was stopped");
@@ -331,7 +331,8 @@ class EngineExamplesTest {
     List<Reply> answer = late.answer();
     slow.until("answered", () -> !answer.isEmpty(), 6_000);
     Reply.Busy busy = assertInstanceOf(Reply.Busy.class, answer.get(0));
-    assertTrue(busy.message().contains("refused the idle stop: it has work (1 run)"), busy.message());
+    assertTrue(busy.message().startsWith("busy: 1 worker has work: ") && busy.message().endsWith(
+        " (1 run, refused the idle stop)"), busy.message());
     assertTrue(w.alive && w.work().isBusy(), "S5: the worker with work was not stopped");
     assertFalse(slow.engine.stopped());
     assertEquals(Status.ServiceState.UP, slow.serviceStatus("idx").state());
