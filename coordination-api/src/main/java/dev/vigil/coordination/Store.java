@@ -20,6 +20,9 @@ public interface Store {
   /** Runs in any of the given states, in id order; all runs when none is given. */
   List<Run> runs(RunState... states);
 
+  /** Runs matching the query, in id order: one page of at most {@code query.limit()}. */
+  List<Run> runs(RunQuery query);
+
   /** Runs that hold a lease (CLAIMED, RUNNING, EXITED), in id order: the live work. */
   default List<Run> liveRuns() {
     return runs(RunState.CLAIMED, RunState.RUNNING, RunState.EXITED);

@@ -463,6 +463,45 @@ public abstract class CoordinationContract {
   }
 
   @Test
+  void ticketsAndRunsPageInIdOrder_afterTheLastIdSeen() {
+    List<TicketId> ids = new java.util.ArrayList<>();
+    for (int i = 0; i < 7; i++) {
+      ids.add(submit(NewTicket.of(i % 2 == 0 ? Lane.DEFAULT : BATCH, "command", "{}")));
+    }
+    for (TicketId t : ids.subList(0, 5)) {
+      runToExit(t, A, T0);
+    }
+    RunId second = claim(ids.get(5), A, T0).run().id();
+
+    List<TicketId> paged = new java.util.ArrayList<>();
+    TicketQuery q = TicketQuery.all().limit(3);
+    for (List<Ticket> page = c.store().tickets(q); !page.isEmpty();
+         page = c.store().tickets(q.after(page.get(page.size() - 1).id()))) {
+      assertTrue(page.size() <= 3);
+      page.forEach(t -> paged.add(t.id()));
+    }
+    assertEquals(ids, paged, "pages of 3 cover every ticket once, in id order");
+    assertEquals(List.of(ids.get(2), ids.get(4)), c.store().tickets(TicketQuery.all().inLane(Lane.DEFAULT)
+        .after(ids.get(0)).limit(2)).stream().map(Ticket::id).toList(), "filters and paging combine");
+    assertTrue(c.store().tickets(TicketQuery.all().after(ids.get(6))).isEmpty());
+
+    List<RunId> runs = new java.util.ArrayList<>();
+    RunQuery rq = RunQuery.all().limit(2);
+    for (List<Run> page = c.store().runs(rq); !page.isEmpty();
+         page = c.store().runs(rq.after(page.get(page.size() - 1).id()))) {
+      assertTrue(page.size() <= 2);
+      page.forEach(r -> runs.add(r.id()));
+    }
+    assertEquals(c.store().runs().stream().map(Run::id).toList(), runs, "pages of 2 cover every run once, in id order");
+    assertEquals(6, runs.size());
+    assertEquals(c.store().liveRuns(), c.store().runs(RunQuery.all().live()));
+    assertEquals(List.of(second), c.store().runs(RunQuery.all().live().after(runs.get(4)).limit(5)).stream()
+        .map(Run::id).toList());
+    assertEquals(List.of(runs.get(4), second), c.store().runs(RunQuery.all().after(runs.get(3))).stream()
+        .map(Run::id).toList(), "after a run id means after it in (ticket, number) order");
+  }
+
+  @Test
   void aTtlThatIsNotPositiveOrOverflowsTheExpiryIsRefusedAndChangesNothing() {
     TicketId t = submit();
     Snapshot before = c.store().snapshot();

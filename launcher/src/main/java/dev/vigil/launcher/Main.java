@@ -11,6 +11,7 @@ import dev.vigil.launcher.internal.Daemon;
 import dev.vigil.launcher.internal.Demo;
 import dev.vigil.launcher.internal.Home;
 import dev.vigil.launcher.internal.LogTail;
+import dev.vigil.launcher.internal.Pages;
 import dev.vigil.launcher.internal.StatusFile;
 import dev.vigil.launcher.internal.Up;
 import dev.vigil.launcher.internal.VigilConfig;
@@ -98,6 +99,15 @@ public final class Main implements Runnable {
   static ObjectNode call(Home home, String op, ObjectNode args) {
     try (Client c = Client.connect(home, false)) {
       return Client.ok(c.call(op, args));
+    }
+  }
+
+  /** A whole list ({@code list} or {@code runs}), read page by page. */
+  static ArrayNode list(Home home, String op, ObjectNode args, String field) {
+    try (Client c = Client.connect(home, false)) {
+      ArrayNode out = Wire.JSON.createArrayNode();
+      Pages.all(c, op, args, field).forEach(out::add);
+      return out;
     }
   }
 
@@ -314,7 +324,7 @@ public final class Main implements Runnable {
       if (lane != null) {
         a.put("lane", lane);
       }
-      JsonNode ts = Main.call(home(), "list", a).path("tickets");
+      JsonNode ts = Main.list(home(), "list", a, "tickets");
       if (json) {
         out().println(pretty(ts));
         return 0;
@@ -345,7 +355,7 @@ public final class Main implements Runnable {
     public Integer call() {
       ObjectNode a = args();
       a.put("live", live);
-      JsonNode rs = Main.call(home(), "runs", a).path("runs");
+      JsonNode rs = Main.list(home(), "runs", a, "runs");
       if (json) {
         out().println(pretty(rs));
         return 0;
@@ -705,16 +715,12 @@ public final class Main implements Runnable {
         b.append("services:\n");
         s.path("services").forEach(v -> b.append("  ").append(serviceLine(v)).append('\n'));
       }
-      JsonNode runs = Client.ok(c.call("runs", args())).path("runs");
       b.append("recent settlements:\n");
-      List<JsonNode> settled = new ArrayList<>();
-      runs.forEach(r -> {
-        if ("SETTLED".equals(r.path("state").asText())) {
-          settled.add(r);
-        }
-      });
-      for (JsonNode r : settled.subList(Math.max(0, settled.size() - 5), settled.size())) {
-        b.append("  ").append(runLine(r)).append('\n');
+      JsonNode recent = s.path("recentSettlements");
+      for (int i = Math.max(0, recent.size() - 5); i < recent.size(); i++) {
+        JsonNode r = recent.get(i);
+        b.append(String.format("  %-10s %-17s %s -> ticket %s%n", r.path("run").asText(), r.path("verdict").asText(),
+            r.path("diagnosis").asText("-"), r.path("ticketState").asText()));
       }
       b.append("tickets ").append(s.path("tickets")).append('\n');
       return b.toString();

@@ -18,6 +18,7 @@ import dev.vigil.coordination.RetryPolicy;
 import dev.vigil.coordination.Run;
 import dev.vigil.coordination.RunExit;
 import dev.vigil.coordination.RunId;
+import dev.vigil.coordination.RunQuery;
 import dev.vigil.coordination.RunStart;
 import dev.vigil.coordination.RunState;
 import dev.vigil.coordination.Settlement;
@@ -428,6 +429,11 @@ public final class LeaseLaw implements Coordination, Store {
   @Override
   public synchronized List<Ticket> tickets(TicketQuery query) {
     return tickets.values().stream().filter(query::matches).limit(query.limit()).toList();
+  }
+
+  @Override
+  public synchronized List<Run> runs(RunQuery query) {
+    return runs.values().stream().filter(query::matches).limit(query.limit()).toList();
   }
 
   @Override

@@ -6,6 +6,7 @@ import dev.vigil.coordination.Owner;
 import dev.vigil.coordination.OwnerId;
 import dev.vigil.coordination.Run;
 import dev.vigil.coordination.RunId;
+import dev.vigil.coordination.RunQuery;
 import dev.vigil.coordination.RunState;
 import dev.vigil.coordination.Snapshot;
 import dev.vigil.coordination.Store;
@@ -69,6 +70,9 @@ final class H2Store implements Store {
     if (query.lane() != null) {
       sql.append(" AND lane = ?");
     }
+    if (query.after() != null) {
+      sql.append(" AND id > ?");
+    }
     sql.append(" ORDER BY id LIMIT ?");
     return tx.read("tickets", c -> {
       try (PreparedStatement p = c.prepareStatement(sql.toString())) {
@@ -78,6 +82,9 @@ final class H2Store implements Store {
         }
         if (query.lane() != null) {
           p.setString(i++, query.lane().name());
+        }
+        if (query.after() != null) {
+          p.setLong(i++, query.after().seq());
         }
         p.setInt(i, query.limit());
         return Rows.tickets(p);
@@ -92,6 +99,27 @@ final class H2Store implements Store {
     return tx.read("runs", c -> {
       try (PreparedStatement p = c.prepareStatement(
           "SELECT " + Rows.RUN_COLUMNS + " FROM runs WHERE state IN (" + in + ") ORDER BY ticket_id, number")) {
+        return Rows.runs(p);
+      }
+    });
+  }
+
+  @Override
+  public List<Run> runs(RunQuery query) {
+    Objects.requireNonNull(query, "query");
+    String in = query.states().stream().map(s -> "'" + s.name() + "'").sorted().collect(Collectors.joining(", "));
+    String sql = "SELECT " + Rows.RUN_COLUMNS + " FROM runs WHERE state IN (" + in + ")"
+        + (query.after() == null ? "" : " AND (ticket_id > ? OR (ticket_id = ? AND number > ?))")
+        + " ORDER BY ticket_id, number LIMIT ?";
+    return tx.read("runs", c -> {
+      try (PreparedStatement p = c.prepareStatement(sql)) {
+        int i = 1;
+        if (query.after() != null) {
+          p.setLong(i++, query.after().ticket().seq());
+          p.setLong(i++, query.after().ticket().seq());
+          p.setInt(i++, query.after().number());
+        }
+        p.setInt(i, query.limit());
         return Rows.runs(p);
       }
     });

@@ -12,6 +12,7 @@ import dev.vigil.coordination.NewTicket;
 import dev.vigil.coordination.OwnerId;
 import dev.vigil.coordination.Run;
 import dev.vigil.coordination.RunId;
+import dev.vigil.coordination.RunQuery;
 import dev.vigil.coordination.Ticket;
 import dev.vigil.coordination.TicketId;
 import dev.vigil.coordination.TicketQuery;
@@ -71,8 +72,21 @@ public final class Wire {
         return new Command.StartService(required(args, "service"));
       case "stop-service":
         return new Command.StopService(required(args, "service"));
-      case "runs":
-        return new Command.ListRuns(args.path("live").asBoolean(false));
+      case "runs": {
+        RunQuery q = RunQuery.all();
+        if (args.path("live").asBoolean(false)) {
+          q = q.live();
+        }
+        if (args.hasNonNull("after")) {
+          String after = args.get("after").asText();
+          try {
+            q = q.after(RunId.parse(after));
+          } catch (RuntimeException e) {
+            throw new IllegalArgumentException("after '" + after + "' is not a run id (like t-12.1)");
+          }
+        }
+        return new Command.ListRuns(args.hasNonNull("limit") ? q.limit(limit(args)) : q);
+      }
       case "run":
         return new Command.RunByHand(ticket(args));
       case "list": {
@@ -89,7 +103,10 @@ public final class Wire {
         if (args.hasNonNull("lane")) {
           q = q.inLane(new Lane(args.get("lane").asText()));
         }
-        return new Command.ListTickets(q);
+        if (args.hasNonNull("after")) {
+          q = q.after(ticket(args, "after"));
+        }
+        return new Command.ListTickets(args.hasNonNull("limit") ? q.limit(limit(args)) : q);
       }
       case "show":
         return new Command.Show(ticket(args));
@@ -111,12 +128,27 @@ public final class Wire {
   }
 
   private static TicketId ticket(ObjectNode args) {
-    String t = required(args, "ticket");
+    return ticket(args, "ticket");
+  }
+
+  private static TicketId ticket(ObjectNode args, String field) {
+    String t = required(args, field);
     try {
       return TicketId.parse(t);
     } catch (RuntimeException e) {
-      throw new IllegalArgumentException("ticket '" + t + "' is not a ticket id (like t-12)");
+      throw new IllegalArgumentException(field + " '" + t + "' is not a ticket id (like t-12)");
     }
+  }
+
+  /** The most items one list reply may ask for. */
+  public static final int MAX_PAGE = 10_000;
+
+  private static int limit(ObjectNode args) {
+    JsonNode l = args.get("limit");
+    if (!l.canConvertToInt() || !l.isIntegralNumber() || l.intValue() < 1 || l.intValue() > MAX_PAGE) {
+      throw new IllegalArgumentException("limit '" + l + "' must be a whole number 1-" + MAX_PAGE);
+    }
+    return l.intValue();
   }
 
   private static String required(ObjectNode args, String field) {

@@ -2,6 +2,7 @@ package dev.vigil.supervisor.engine;
 
 import dev.vigil.coordination.Lane;
 import dev.vigil.coordination.NewTicket;
+import dev.vigil.coordination.RunQuery;
 import dev.vigil.coordination.TicketId;
 import dev.vigil.coordination.TicketQuery;
 import java.util.Objects;
@@ -32,8 +33,12 @@ public sealed interface Command {
     }
   }
 
-  /** Runs, in id order: only live ones (CLAIMED, RUNNING, EXITED) when {@code liveOnly}. */
-  record ListRuns(boolean liveOnly) implements Command {}
+  /** Runs matching a query, in id order (one page: see {@link RunQuery#after}). */
+  record ListRuns(RunQuery query) implements Command {
+    public ListRuns {
+      Objects.requireNonNull(query, "query");
+    }
+  }
 
   /** Q9: never claim the ticket again until unparked; a live worker is told to stop at a safe point. */
   record Park(TicketId ticket) implements Command {

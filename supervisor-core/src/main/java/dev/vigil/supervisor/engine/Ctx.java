@@ -11,6 +11,8 @@ import dev.vigil.supervisor.RevivalGate;
 import dev.vigil.supervisor.TimeoutLattice.Timeout;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.util.ArrayDeque;
+import java.util.List;
 import java.util.Optional;
 
 /** What every part of the engine shares: configuration, ports, this incarnation, the laws it applies. */
@@ -33,6 +35,7 @@ final class Ctx {
   final RevivalGate revival;
   /** S1: every service's restart budget. */
   final RestartBudget.Policy restartPolicy;
+  private final ArrayDeque<EngineEvent.Settled> recentSettlements = new ArrayDeque<>();
 
   Ctx(EngineConfig config, Ports ports, long bootMonoMs, long bootWallMs) {
     this.config = config;
@@ -66,6 +69,17 @@ final class Ctx {
 
   void record(EngineEvent e) {
     journal.record(e);
+    if (e instanceof EngineEvent.Settled s) {
+      recentSettlements.addLast(s);
+      if (recentSettlements.size() > Status.RECENT_SETTLEMENTS) {
+        recentSettlements.removeFirst();
+      }
+    }
+  }
+
+  /** The latest settlements this incarnation made, oldest first (at most {@link Status#RECENT_SETTLEMENTS}). */
+  List<EngineEvent.Settled> recentSettlements() {
+    return List.copyOf(recentSettlements);
   }
 
   /**

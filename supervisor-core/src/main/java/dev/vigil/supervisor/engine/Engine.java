@@ -263,7 +263,7 @@ public final class Engine {
       return ctx.store.ticket(s.ticket()).<Reply>map(t -> new Reply.TicketDetail(t, ctx.store.runsOf(t.id())))
           .orElseGet(() -> new Reply.NotFound("ticket " + s.ticket()));
     } else if (command instanceof Command.ListRuns l) {
-      return new Reply.RunList(l.liveOnly() ? ctx.store.liveRuns() : ctx.store.runs());
+      return new Reply.RunList(ctx.store.runs(l.query()));
     }
     if (mode == Mode.STOPPED) {
       return new Reply.Denied("the daemon is shutting down");
@@ -547,7 +547,7 @@ public final class Engine {
     };
     return new Status(Status.SCHEMA, ctx.me, ctx.self.pid(), ctx.self.startTicks(), ctx.config.build(),
         ctx.config.version(), ctx.config.protocol(), ctx.bootWallMs, nowWallMs, state, lanes, runs, svcs,
-        new java.util.TreeSet<>(parked), ctx.store.countsByState());
+        new java.util.TreeSet<>(parked), ctx.store.countsByState(), ctx.recentSettlements());
   }
 
   private Status.RunStatus runStatus(Run r) {

@@ -30,13 +30,18 @@ import java.util.TreeSet;
  * @param services          each configured service with its restart budget
  * @param parkedLanes       parked lanes (Q9), configured or not
  * @param tickets           how many tickets are in each state
+ * @param recentSettlements the latest settlements this incarnation made, oldest first (at most
+ *                          {@link #RECENT_SETTLEMENTS})
  */
 public record Status(int schema, OwnerId owner, long pid, long pidStartTicks, String build, String version,
                      int protocol, long startedAtWallMs, long heartbeatAtWallMs, State state,
                      List<LaneStatus> lanes, List<RunStatus> runs, List<ServiceStatus> services,
-                     SortedSet<Lane> parkedLanes, Map<TicketState, Integer> tickets) {
+                     SortedSet<Lane> parkedLanes, Map<TicketState, Integer> tickets,
+                     List<EngineEvent.Settled> recentSettlements) {
   /** The schema number of this record's shape. */
   public static final int SCHEMA = 1;
+  /** How many recent settlements a status carries. */
+  public static final int RECENT_SETTLEMENTS = 10;
 
   public Status {
     Objects.requireNonNull(owner, "owner");
@@ -48,6 +53,7 @@ public record Status(int schema, OwnerId owner, long pid, long pidStartTicks, St
     services = List.copyOf(services);
     parkedLanes = new TreeSet<>(parkedLanes);
     tickets = Map.copyOf(tickets);
+    recentSettlements = List.copyOf(recentSettlements);
   }
 
   /** The daemon's mode. */

@@ -12,6 +12,7 @@ import dev.vigil.coordination.Lane;
 import dev.vigil.coordination.NewTicket;
 import dev.vigil.coordination.OwnerId;
 import dev.vigil.coordination.RunId;
+import dev.vigil.coordination.RunQuery;
 import dev.vigil.coordination.RunState;
 import dev.vigil.coordination.TicketId;
 import dev.vigil.coordination.TicketQuery;
@@ -250,7 +251,7 @@ class EngineExamplesTest {
     Reply show = b.command(new Command.Show(run.ticket()));
     assertEquals(1, ((Reply.TicketDetail) show).runs().size());
     assertInstanceOf(Reply.NotFound.class, b.command(new Command.Show(new TicketId(404))));
-    assertEquals(List.of(b.run(run)), ((Reply.RunList) b.command(new Command.ListRuns(true))).runs());
+    assertEquals(List.of(b.run(run)), ((Reply.RunList) b.command(new Command.ListRuns(RunQuery.all().live()))).runs());
     assertEquals(1, ((Reply.TicketList) b.command(new Command.ListTickets(TicketQuery.all()))).tickets().size());
   }
 
@@ -367,6 +368,25 @@ class EngineExamplesTest {
   }
 
   // ---- status (D1) ----
+
+  @Test
+  void statusCarriesTheLatestTenSettlementsOfThisIncarnation_oldestFirst() {
+    b.boot();
+    List<TicketId> tickets = new java.util.ArrayList<>();
+    for (int i = 0; i < 12; i++) {
+      b.scripts.add(Bench.task().work(100).build());
+      tickets.add(b.submit(LANE_A));
+    }
+    b.until("all settled", () -> tickets.stream().allMatch(t -> b.ticket(t).state() == TicketState.SUCCEEDED), 20_000);
+    List<EngineEvent.Settled> recent = b.status().recentSettlements();
+    assertEquals(Status.RECENT_SETTLEMENTS, recent.size());
+    List<EngineEvent.Settled> all = b.events(EngineEvent.Settled.class);
+    assertEquals(all.subList(all.size() - 10, all.size()), recent, "the last ten, in the order they settled");
+    assertTrue(recent.stream().allMatch(s -> s.verdict() == Verdict.SUCCEEDED && s.ticketState() == TicketState.SUCCEEDED));
+    b.crash();
+    b.boot();
+    assertTrue(b.status().recentSettlements().isEmpty(), "a new incarnation starts its own list");
+  }
 
   @Test
   void statusIsPublishedEveryHeartbeatWithLanesRunsAndServices() {

@@ -7,6 +7,7 @@ import dev.vigil.coordination.OwnerId;
 import dev.vigil.coordination.RetryPolicy;
 import dev.vigil.coordination.Run;
 import dev.vigil.coordination.RunId;
+import dev.vigil.coordination.RunQuery;
 import dev.vigil.coordination.RunState;
 import dev.vigil.coordination.Ticket;
 import dev.vigil.coordination.TicketId;
@@ -638,7 +639,7 @@ final class Simulation {
       expect(law.ticket(id).isPresent() ? r instanceof Reply.TicketDetail : r instanceof Reply.NotFound,
           "show answers the ticket or not found", r);
     }
-    r = command(new Command.ListRuns(true));
+    r = command(new Command.ListRuns(RunQuery.all().live()));
     if (r != null) {
       expect(r instanceof Reply.RunList l && l.runs().equals(law.liveRuns()), "runs --live lists the live runs", r);
     }
