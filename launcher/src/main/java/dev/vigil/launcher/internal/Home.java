@@ -1,6 +1,7 @@
 package dev.vigil.launcher.internal;
 
 import java.io.IOException;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
@@ -71,10 +72,8 @@ public record Home(Path dir) {
    */
   public void prepare() {
     try {
-      if (!Files.exists(dir)) {
-        Files.createDirectories(dir.getParent());
-        Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(OWNER_ONLY));
-      }
+      Files.createDirectories(dir.getParent());
+      createOwnerOnly(dir);
       if (!Files.isDirectory(dir)) {
         throw new ConfigException("home " + dir + " is not a directory");
       }
@@ -83,13 +82,19 @@ public record Home(Path dir) {
         throw new ConfigException("home " + dir + " is mode " + PosixFilePermissions.toString(perms)
             + ": it must be rwx------ (chmod 700 " + dir + ")");
       }
-      for (Path sub : new Path[] {runs(), logs()}) {
-        if (!Files.exists(sub)) {
-          Files.createDirectory(sub, PosixFilePermissions.asFileAttribute(OWNER_ONLY));
-        }
-      }
+      createOwnerOnly(runs());
+      createOwnerOnly(logs());
     } catch (IOException e) {
-      throw new ConfigException("home " + dir + ": cannot prepare: " + e.getMessage(), e);
+      throw new ConfigException("home " + dir + ": cannot prepare: " + e, e);
+    }
+  }
+
+  /** Creates {@code d} (0700) unless it exists; several processes preparing one home at once all succeed. */
+  private static void createOwnerOnly(Path d) throws IOException {
+    try {
+      Files.createDirectory(d, PosixFilePermissions.asFileAttribute(OWNER_ONLY));
+    } catch (FileAlreadyExistsException e) {
+      // made by an earlier start, or by a concurrent one: either way it is there
     }
   }
 }
