@@ -105,6 +105,16 @@ class EnginePropertiesTest {
     Simulation.replay("MIXED", 20_260_130L);
   }
 
+  /**
+   * Regression (of the checker): a service worker launched just before a daemon crash, unknown to
+   * the next daemon, lives beside the one that daemon launched; the idle stop goes to the one it
+   * welcomed, which quiesced.
+   */
+  @Test
+  void S5_S6_anIdleStopGoesToTheWelcomedWorkerWhileAnUnknownEarlierOneStillStarts() {
+    Simulation.replay("SHUTDOWNS", -51363273340986981L);
+  }
+
   /** Regression: a hand start during an idle-shutdown round, of a ticket that does not exist, is refused as shutting down. */
   @Test
   void Q8_S5_aHandStartDuringAQuiesceRoundIsRefused() {

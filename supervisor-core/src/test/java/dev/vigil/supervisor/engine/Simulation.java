@@ -988,7 +988,7 @@ final class Simulation {
         stoppedBy.computeIfAbsent(t.run(), k -> new HashSet<>()).add(i.n);
       }
     } else if (key instanceof WorkerKey.Service s) {
-      SimWorld.ServiceProc w = liveService(s);
+      SimWorld.ServiceProc w = liveService(i, s);
       boolean ok = switch (kind) {
         case LOST -> w == null || !w.build.equals(i.build)
             || (!w.welcomedBy.contains(i.n) && world.monoMs - i.bootMono >= TIMEOUTS.ms(Timeout.LAUNCH_HANDOFF));
@@ -1003,13 +1003,23 @@ final class Simulation {
     }
   }
 
-  private SimWorld.ServiceProc liveService(WorkerKey.Service key) {
+  /**
+   * The live worker of a service that incarnation {@code i} deals with: the one it welcomed, else
+   * any live one. Two can live for a moment: a worker launched by a daemon that crashed before the
+   * worker wrote its identity is unknown to the next daemon, which launches another; the
+   * reservation lock lets only one of them serve.
+   */
+  private SimWorld.ServiceProc liveService(Inc i, WorkerKey.Service key) {
+    SimWorld.ServiceProc any = null;
     for (SimWorld.Proc p : world.livePids.values()) {
       if (p instanceof SimWorld.ServiceProc s && s.key.equals(key)) {
-        return s;
+        if (s.welcomedBy.contains(i.n)) {
+          return s;
+        }
+        any = any == null ? s : any;
       }
     }
-    return null;
+    return any;
   }
 
   private void signalled(Inc i, EngineEvent.Signalled s) {
