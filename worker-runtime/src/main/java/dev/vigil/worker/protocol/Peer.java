@@ -166,6 +166,26 @@ public final class Peer {
     }
   }
 
+  /**
+   * Waits until the connection is closed (after {@link #close()}, once the writer wrote what was
+   * queued), at most {@code timeoutMs}.
+   *
+   * @return true when it is closed
+   */
+  boolean awaitClosed(long timeoutMs) throws InterruptedException {
+    long deadline = System.nanoTime() + timeoutMs * 1_000_000;
+    synchronized (lock) {
+      while (!closed) {
+        long left = (deadline - System.nanoTime()) / 1_000_000;
+        if (left <= 0) {
+          return false;
+        }
+        lock.wait(left);
+      }
+      return true;
+    }
+  }
+
   /** Closes the connection now, dropping whatever is still queued; idempotent. */
   public void abort() {
     synchronized (lock) {

@@ -57,6 +57,9 @@ public final class ProtocolServer implements AutoCloseable {
   private final TokenHashes tokens;
   private final Handler handler;
   private final Set<Peer> peers = ConcurrentHashMap.newKeySet();
+  /** How long {@link #close()} lets connections write what is queued, ms. */
+  static final long FLUSH_MS = 2_000;
+
   private final AtomicLong ids = new AtomicLong();
   private volatile boolean closed;
 
@@ -201,7 +204,11 @@ public final class ProtocolServer implements AutoCloseable {
     return (s instanceof Subject.Session ? "session " : "run ") + Codec.oneLine(s.id().length() > 80 ? s.id().substring(0, 80) : s.id());
   }
 
-  /** Stops listening, closes every connection and removes the socket file. */
+  /**
+   * Stops listening, closes every connection and removes the socket file. Frames already queued
+   * (the answer to a shutdown, say) are written first, for at most {@value #FLUSH_MS} ms in all;
+   * a peer that does not read by then is cut off.
+   */
   @Override
   public void close() {
     closed = true;
@@ -211,6 +218,15 @@ public final class ProtocolServer implements AutoCloseable {
       // closing anyway
     }
     for (Peer p : peers) {
+      p.close();
+    }
+    long deadline = System.nanoTime() + FLUSH_MS * 1_000_000;
+    for (Peer p : peers) {
+      try {
+        p.awaitClosed(Math.max(0, (deadline - System.nanoTime()) / 1_000_000));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
       p.abort();
     }
     try {

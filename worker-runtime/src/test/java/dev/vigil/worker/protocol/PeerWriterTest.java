@@ -59,6 +59,12 @@ class PeerWriterTest {
           peer.close();
         }
         case "huge" -> peer.send(reply(0, 2 << 20));
+        case "bye" -> {
+          for (int i = 0; i < 50; i++) {
+            peer.send(reply(i, 10_000));
+          }
+          server.close(); // as a daemon does right after it answered a shutdown
+        }
         default -> peer.send(reply(-1, 10));
       }
     });
@@ -119,6 +125,18 @@ class PeerWriterTest {
       c.send(command("many"));
       for (int i = 0; i < 200; i++) {
         Message.FromDaemon m = c.next(10_000).orElseThrow(() -> new AssertionError("a frame was lost"));
+        assertEquals(i, ((Message.Reply) m).body().path("n").asInt());
+      }
+      assertTrue(c.next(10_000).isEmpty(), "then the connection closes");
+    }
+  }
+
+  @Test
+  void closingTheServerWritesWhatWasQueuedFirst() throws Exception {
+    try (ProtocolClient c = client(socket)) {
+      c.send(command("bye"));
+      for (int i = 0; i < 50; i++) {
+        Message.FromDaemon m = c.next(10_000).orElseThrow(() -> new AssertionError("a queued answer was dropped"));
         assertEquals(i, ((Message.Reply) m).body().path("n").asInt());
       }
       assertTrue(c.next(10_000).isEmpty(), "then the connection closes");
