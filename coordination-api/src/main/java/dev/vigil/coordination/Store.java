@@ -17,15 +17,17 @@ public interface Store {
   /** Tickets matching the query, in id order. */
   List<Ticket> tickets(TicketQuery query);
 
-  /** Runs in any of the given states, in id order; all runs when none is given. */
-  List<Run> runs(RunState... states);
-
   /** Runs matching the query, in id order: one page of at most {@code query.limit()}. */
   List<Run> runs(RunQuery query);
 
+  /** Runs in any of the given states, in id order; all runs when none is given. */
+  default List<Run> runs(RunState... states) {
+    return runs(states.length == 0 ? RunQuery.all() : new RunQuery(Set.of(states), null, Integer.MAX_VALUE));
+  }
+
   /** Runs that hold a lease (CLAIMED, RUNNING, EXITED), in id order: the live work. */
   default List<Run> liveRuns() {
-    return runs(RunState.CLAIMED, RunState.RUNNING, RunState.EXITED);
+    return runs(RunQuery.all().live());
   }
 
   /** Every lease, in ticket order. */

@@ -33,7 +33,6 @@ import dev.vigil.coordination.TicketQuery;
 import dev.vigil.coordination.TicketState;
 import dev.vigil.coordination.Verdict;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.HashMap;
@@ -434,12 +433,6 @@ public final class LeaseLaw implements Coordination, Store {
   @Override
   public synchronized List<Run> runs(RunQuery query) {
     return runs.values().stream().filter(query::matches).limit(query.limit()).toList();
-  }
-
-  @Override
-  public synchronized List<Run> runs(RunState... states) {
-    Set<RunState> wanted = states.length == 0 ? Set.of(RunState.values()) : Set.copyOf(Arrays.asList(states));
-    return runs.values().stream().filter(r -> wanted.contains(r.state())).toList();
   }
 
   @Override

@@ -7,7 +7,6 @@ import dev.vigil.coordination.OwnerId;
 import dev.vigil.coordination.Run;
 import dev.vigil.coordination.RunId;
 import dev.vigil.coordination.RunQuery;
-import dev.vigil.coordination.RunState;
 import dev.vigil.coordination.Snapshot;
 import dev.vigil.coordination.Store;
 import dev.vigil.coordination.Ticket;
@@ -19,7 +18,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.HashSet;
@@ -88,18 +86,6 @@ final class H2Store implements Store {
         }
         p.setInt(i, query.limit());
         return Rows.tickets(p);
-      }
-    });
-  }
-
-  @Override
-  public List<Run> runs(RunState... states) {
-    Set<RunState> wanted = states.length == 0 ? Set.of(RunState.values()) : Set.copyOf(Arrays.asList(states));
-    String in = wanted.stream().map(s -> "'" + s.name() + "'").collect(Collectors.joining(", "));
-    return tx.read("runs", c -> {
-      try (PreparedStatement p = c.prepareStatement(
-          "SELECT " + Rows.RUN_COLUMNS + " FROM runs WHERE state IN (" + in + ") ORDER BY ticket_id, number")) {
-        return Rows.runs(p);
       }
     });
   }

@@ -2,6 +2,7 @@ package dev.vigil.launcher.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.vigil.worker.protocol.Message;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -36,7 +37,7 @@ public final class Pages {
       try {
         page = Client.ok(client.call(op, a)).path(field);
       } catch (Client.Failure f) {
-        if (limit > 1 && f.getMessage() != null && f.getMessage().contains(" is longer than ")) {
+        if (limit > 1 && Message.Error.isTooLong(f.getMessage())) {
           limit = Math.max(1, limit / 8);
           continue;
         }

@@ -257,8 +257,21 @@ public sealed interface Message {
 
   /** {@code error{reason}}: the frame just received was refused and changed nothing. */
   record Error(String reason) implements FromDaemon {
+    private static final String TOO_LONG = " bytes is longer than the protocol allows";
+
     public Error {
       Objects.requireNonNull(reason, "reason");
+    }
+
+    /** The error that goes instead of an {@code op} frame of {@code bytes} bytes, too long to send. */
+    public static Error tooLong(String op, long bytes) {
+      return new Error(op + " of " + bytes + TOO_LONG + " (" + FrameIO.MAX_FRAME
+          + " bytes): ask for less (e.g. filter by state or lane)");
+    }
+
+    /** Whether an error's reason says that the answer was too long to send (see {@link #tooLong}). */
+    public static boolean isTooLong(String reason) {
+      return reason != null && reason.contains(TOO_LONG);
     }
 
     @Override

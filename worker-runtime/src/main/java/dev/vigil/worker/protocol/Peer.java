@@ -83,8 +83,7 @@ public final class Peer {
     if (line.length - 1 > FrameIO.MAX_FRAME) {
       LOG.warn("{}: a {} frame of {} bytes is longer than the protocol allows; an error goes instead", this,
           message.op(), line.length - 1);
-      line = Codec.encodeLine(new Message.Error(message.op() + " of " + (line.length - 1) + " bytes is longer than "
-          + FrameIO.MAX_FRAME + " bytes: ask for less (e.g. filter by state or lane)"));
+      line = Codec.encodeLine(Message.Error.tooLong(message.op(), line.length - 1));
     }
     synchronized (lock) {
       if (closed || closing) {
