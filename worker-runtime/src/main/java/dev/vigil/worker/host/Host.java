@@ -547,7 +547,8 @@ final class Host {
   /** Holding the monitor: the work changed. */
   private void onWorkChanged() {
     writeEvidence(revival.onTick(latestBusy, work, System.currentTimeMillis()));
-    control.execute(this::sendWorkState);
+    WorkSet changed = work; // this change, not whatever the work is by the time the control thread sends it
+    control.execute(() -> sendWork(changed));
     if (lostAtMonoMs.isPresent()) {
       control.execute(this::orphanTick);
     }
@@ -582,12 +583,19 @@ final class Host {
   private void sendWorkState() {
     WorkSet now;
     synchronized (this) {
+      now = work;
+    }
+    sendWork(now);
+  }
+
+  /** Tells a welcoming daemon about {@code state}: busy with it, or idle. */
+  private void sendWork(WorkSet state) {
+    synchronized (this) {
       if (!welcomed) {
         return;
       }
-      now = work;
     }
-    send(now.isBusy() ? new Message.Busy(now) : new Message.Idle());
+    send(state.isBusy() ? new Message.Busy(state) : new Message.Idle());
   }
 
   // ------------------------------------------------------------------ orphan (S4)
