@@ -1,0 +1,116 @@
+package dev.vigil.benchmarks;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The daemon's standing costs, on one fresh home per repetition:
+ * <ol>
+ *   <li>idle CPU: % of one core over {@code --idle-seconds} (30; smoke 1) from
+ *       {@code /proc/<pid>/stat} utime+stime, after 5 s (smoke 1 s) to settle;
+ *   <li>one CLI call ({@code vigil status}, {@code vigil submit -- true}): wall, user+system CPU and
+ *       peak RSS ({@code /usr/bin/time}; -1 when it is not installed), median of {@code --calls} (5; smoke 1);
+ *   <li>claim→start of a task ({@code start.startedAtMs − claimedAtMs}): one {@code true} at a time
+ *       ({@code --singles} 5; smoke 1), and {@code --burst} (8; smoke 2) {@code sleep 1} submitted at once.
+ * </ol>
+ */
+public final class DaemonCosts {
+  public record Rep(double idleCorePercent, List<VigilHome.Cli> status, List<VigilHome.Cli> submit,
+      List<Long> singleClaimToStart, List<Long> burstClaimToStart) {}
+
+  public record Result(List<Rep> reps, int burst) {}
+
+  private DaemonCosts() {}
+
+  public static Result measure(Options o) throws Exception {
+    double idleSeconds = o.real("idle-seconds", 30, 1);
+    int calls = o.integer("calls", 5, 1);
+    int singles = o.integer("singles", 5, 1);
+    int burst = o.integer("burst", 8, 2);
+    List<Rep> reps = new ArrayList<>();
+    for (int i = 0; i < o.reps(); i++) {
+      try (VigilHome home = VigilHome.create(o.dir(), "daemon", Math.max(8, burst))) {
+        long pid = home.up();
+        home.tickets();
+        Thread.sleep(o.smoke() ? 1_000 : 5_000);
+        Proc.Cpu before = Proc.cpu(pid).orElseThrow();
+        long t0 = System.nanoTime();
+        Thread.sleep((long) (idleSeconds * 1000));
+        double wall = (System.nanoTime() - t0) / 1e9;
+        double idle = 100 * Proc.cpu(pid).orElseThrow().minus(before).selfSeconds() / wall;
+
+        List<VigilHome.Cli> status = new ArrayList<>();
+        List<VigilHome.Cli> submit = new ArrayList<>();
+        for (int c = 0; c < calls; c++) {
+          status.add(checked(home.cli("status")));
+          submit.add(checked(home.cli("submit", "--", "true")));
+        }
+        home.awaitSettled(calls, 120_000);
+
+        List<Long> single = new ArrayList<>();
+        for (int s = 0; s < singles; s++) {
+          String t = home.submit("true");
+          single.add(claimToStart(home, Set.of(t)).get(0));
+        }
+        Set<String> ids = new HashSet<>();
+        for (int b = 0; b < burst; b++) {
+          ids.add(home.submit("sleep", "1"));
+        }
+        List<Long> burstLat = claimToStart(home, ids);
+        System.err.printf("daemon rep %d: idle %.2f%% of a core; status %.0f ms; claim→start %s single, %s burst%n",
+            i + 1, idle, status.get(0).wallMs(), single, burstLat);
+        home.down(pid);
+        reps.add(new Rep(idle, status, submit, single, burstLat));
+      }
+    }
+    return new Result(reps, burst);
+  }
+
+  private static VigilHome.Cli checked(VigilHome.Cli c) {
+    if (c.code() != 0) {
+      throw new IllegalStateException("vigil exited " + c.code() + ": " + c.err());
+    }
+    return c;
+  }
+
+  /** Waits until every ticket of {@code ids} settled; their runs' claim→start, ms. */
+  static List<Long> claimToStart(VigilHome home, Set<String> ids) throws InterruptedException {
+    VigilHome.await(ids + " settled", () -> home.tickets().stream()
+        .filter(t -> ids.contains(t.path("id").asText())).filter(VigilHome.terminal()).count() == ids.size(), 100, 120_000);
+    List<Long> out = new ArrayList<>();
+    for (JsonNode r : home.runs(false)) {
+      if (ids.contains(r.path("id").asText().replaceAll("\\.\\d+$", "")) && r.path("start").has("startedAtMs")) {
+        out.add(r.path("start").path("startedAtMs").asLong() - r.path("claimedAtMs").asLong());
+      }
+    }
+    return out;
+  }
+
+  public static List<Report> report(Result r, Options o) {
+    List<Rep> reps = r.reps();
+    Report t = new Report("Daemon standing costs (" + o.reps() + " repetitions, medians)", "what", "figure");
+    t.row("idle daemon CPU, % of one core", Stats.spread(reps.stream().map(Rep::idleCorePercent).toList()));
+    for (String which : List.of("status", "submit")) {
+      List<VigilHome.Cli> calls = new ArrayList<>();
+      reps.forEach(x -> calls.addAll(which.equals("status") ? x.status() : x.submit()));
+      t.row("`vigil " + which + "` wall s", Stats.median(calls.stream().map(c -> c.wallMs() / 1e3).toList()));
+      t.row("`vigil " + which + "` CPU s (user+system)", Stats.median(calls.stream().map(VigilHome.Cli::cpuS).toList()));
+      t.row("`vigil " + which + "` peak RSS MB", Stats.median(calls.stream().map(c -> c.maxRssKb() / 1024.0).toList()));
+    }
+    List<Long> single = new ArrayList<>();
+    List<Long> burst = new ArrayList<>();
+    reps.forEach(x -> {
+      single.addAll(x.singleClaimToStart());
+      burst.addAll(x.burstClaimToStart());
+    });
+    t.row("claim→start of one task, ms (p50, max)", Stats.fmt(Stats.median(single)) + " (" + Stats.fmt(Stats.max(single)) + ")");
+    t.row("claim→start with " + r.burst() + " at once, ms (p50, max)",
+        Stats.fmt(Stats.median(burst)) + " (" + Stats.fmt(Stats.max(burst)) + ")");
+    t.note("CLI calls run as ./vigil does (java -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xshare:auto -jar vigil.jar);"
+        + " CPU and peak RSS from /usr/bin/time (-1: not installed).");
+    return List.of(t);
+  }
+}
