@@ -8,7 +8,6 @@ import com.zaxxer.hikari.HikariDataSource;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
@@ -59,7 +58,7 @@ public final class DbSchedulerPeer {
   public static Result run(Path dir, int n) throws Exception {
     String name = "dbs-" + System.nanoTime();
     String url = H2Settings.url(dir, name);
-    H2Settings.apply(url);
+    Connection keeper = H2Settings.keeper(url);
     HikariConfig config = new HikariConfig();
     config.setJdbcUrl(url);
     config.setUsername("sa");
@@ -97,16 +96,8 @@ public final class DbSchedulerPeer {
         scheduler.stop();
       }
     } finally {
-      shutdownQuietly(url);
+      H2Settings.shutdown(keeper);
       Files.deleteIfExists(dir.resolve(name + ".mv.db"));
-    }
-  }
-
-  static void shutdownQuietly(String url) {
-    try {
-      H2Settings.shutdown(url);
-    } catch (SQLException e) {
-      // already closed
     }
   }
 }

@@ -3,7 +3,6 @@ package dev.vigil.benchmarks;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.Statement;
 
@@ -19,8 +18,8 @@ public final class DurableCommits {
   public static double run(Path dir, double seconds) throws Exception {
     String name = "commits-" + System.nanoTime();
     String url = H2Settings.url(dir, name);
-    H2Settings.apply(url);
-    try (Connection c = DriverManager.getConnection(url, "sa", "")) {
+    Connection c = H2Settings.keeper(url);
+    try {
       try (Statement s = c.createStatement()) {
         s.execute("CREATE TABLE counter (id INT PRIMARY KEY, n BIGINT NOT NULL)");
         s.execute("INSERT INTO counter VALUES (1, 0)");
@@ -40,7 +39,8 @@ public final class DurableCommits {
         return commits / ((System.nanoTime() - t0) / 1e9);
       }
     } finally {
-      DbSchedulerPeer.shutdownQuietly(url);
+      c.setAutoCommit(true);
+      H2Settings.shutdown(c);
       Files.deleteIfExists(dir.resolve(name + ".mv.db"));
     }
   }
