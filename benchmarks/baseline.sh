@@ -2,7 +2,7 @@
 # Runs every benchmark of docs/PERFORMANCE.md in sequence, with the sizes recorded there, and
 # writes each one's Markdown tables to benchmarks/target/baseline/NAME.md (progress in NAME.log).
 # Build first: mvn -B -q -DskipTests package
-# Usage: benchmarks/baseline.sh [NAME...]   (NAME: jmh b1 b1-jfr b6 host daemon b3 b3-jfr b4; default all)
+# Usage: benchmarks/baseline.sh [NAME...]   (NAME: jmh b1 b1-jfr b6 host daemon daemon-jfr b3 b3-jfr b4; default all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jar=benchmarks/target/benchmarks.jar
@@ -13,7 +13,7 @@ run() { # NAME ARGS...
   echo "== $name: $* (load $(cut -d' ' -f1-3 /proc/loadavg))" >&2
   java -Xmx2g -cp "$jar" dev.vigil.benchmarks.Main "$@" >"$out/$name.md" 2>"$out/$name.log"
 }
-all=(jmh b1 b1-jfr b6 host daemon b3 b3-jfr b4)
+all=(jmh b1 b1-jfr b6 host daemon daemon-jfr b3 b3-jfr b4)
 for what in "${@:-${all[@]}}"; do
   case $what in
     jmh) java -jar "$jar" -rf text -rff "$out/jmh.txt" 'Decisions|EngineTick' >"$out/jmh.log" 2>&1 ;;
@@ -26,6 +26,7 @@ for what in "${@:-${all[@]}}"; do
     b6) run b6 b6 --reps 3 --seconds 5 --settled 10000,100000,1000000 ;;
     host) run host host --hosts 20 ;;
     daemon) run daemon daemon --reps 3 --idle-seconds 30 --calls 5 --singles 5 --burst 8 ;;
+    daemon-jfr) run daemon-jfr daemon --reps 1 --idle-seconds 30 --calls 1 --singles 1 --burst 8 --jfr "$PWD/$out" ;;
     b3) run b3 b3 --reps 3 --tasks 200 --cli-tasks 200 --concurrency 8 ;;
     b3-jfr) run b3-jfr b3 --reps 1 --tasks 200 --cli-tasks 3 --concurrency 8 --jfr "$PWD/$out" ;;
     b4) run b4 b4 --reps 3 --live 50,150,200 ;;

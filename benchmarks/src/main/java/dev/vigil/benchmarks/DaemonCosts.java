@@ -14,12 +14,14 @@ import java.util.Set;
  *   <li>one CLI call ({@code vigil status}, {@code vigil submit -- true}): wall, user+system CPU and
  *       peak RSS ({@code /usr/bin/time}; -1 when it is not installed), median of {@code --calls} (5; smoke 1);
  *   <li>claim→start of a task ({@code start.startedAtMs − claimedAtMs}): one {@code true} at a time
- *       ({@code --singles} 5; smoke 1), and {@code --burst} (8; smoke 2) {@code sleep 1} submitted at once.
+ *       ({@code --singles} 5; smoke 1), with its submit→settled, and {@code --burst} (8; smoke 2) {@code sleep 1} submitted at once.
  * </ol>
+ * {@code --jfr DIR} records the idle window with {@code jcmd JFR.start settings=profile} and writes
+ * the recording and its text summary to DIR.
  */
 public final class DaemonCosts {
   public record Rep(double idleCorePercent, List<VigilHome.Cli> status, List<VigilHome.Cli> submit,
-      List<Long> singleClaimToStart, List<Long> burstClaimToStart) {}
+      List<Long> singleClaimToStart, List<Long> burstClaimToStart, List<Long> singleSubmitToSettled) {}
 
   public record Result(List<Rep> reps, int burst) {}
 
@@ -36,11 +38,21 @@ public final class DaemonCosts {
         long pid = home.up();
         home.tickets();
         Thread.sleep(o.smoke() ? 1_000 : 5_000);
+        java.nio.file.Path jfr = o.named().containsKey("jfr")
+            ? java.nio.file.Path.of(o.named().get("jfr")).resolve("idle-daemon-" + (i + 1) + ".jfr") : null;
+        if (jfr != null) {
+          B3EndToEnd.jcmd(pid, "JFR.start", "name=idle", "settings=profile");
+        }
         Proc.Cpu before = Proc.cpu(pid).orElseThrow();
         long t0 = System.nanoTime();
         Thread.sleep((long) (idleSeconds * 1000));
         double wall = (System.nanoTime() - t0) / 1e9;
         double idle = 100 * Proc.cpu(pid).orElseThrow().minus(before).selfSeconds() / wall;
+        if (jfr != null) {
+          B3EndToEnd.jcmd(pid, "JFR.dump", "name=idle", "filename=" + jfr);
+          B3EndToEnd.jcmd(pid, "JFR.stop", "name=idle");
+          java.nio.file.Files.writeString(jfr.resolveSibling(jfr.getFileName() + ".txt"), JfrSummary.summarize(jfr, 30));
+        }
 
         List<VigilHome.Cli> status = new ArrayList<>();
         List<VigilHome.Cli> submit = new ArrayList<>();
@@ -51,9 +63,11 @@ public final class DaemonCosts {
         home.awaitSettled(calls, 120_000);
 
         List<Long> single = new ArrayList<>();
+        List<Long> settle = new ArrayList<>();
         for (int s = 0; s < singles; s++) {
           String t = home.submit("true");
           single.add(claimToStart(home, Set.of(t)).get(0));
+          settle.add(submitToSettled(home, t));
         }
         Set<String> ids = new HashSet<>();
         for (int b = 0; b < burst; b++) {
@@ -63,7 +77,7 @@ public final class DaemonCosts {
         System.err.printf("daemon rep %d: idle %.2f%% of a core; status %.0f ms; claim→start %s single, %s burst%n",
             i + 1, idle, status.get(0).wallMs(), single, burstLat);
         home.down(pid);
-        reps.add(new Rep(idle, status, submit, single, burstLat));
+        reps.add(new Rep(idle, status, submit, single, burstLat, settle));
       }
     }
     return new Result(reps, burst);
@@ -89,6 +103,15 @@ public final class DaemonCosts {
     return out;
   }
 
+  /** A settled ticket's submit→settled: its run's recorded exit (settled at once) − the ticket's creation, ms. */
+  static long submitToSettled(VigilHome home, String ticket) {
+    long created = home.tickets().stream().filter(t -> t.path("id").asText().equals(ticket)).findFirst()
+        .orElseThrow().path("createdAtMs").asLong();
+    long exit = home.runs(false).stream().filter(r -> r.path("id").asText().startsWith(ticket + "."))
+        .mapToLong(r -> r.path("exit").path("atMs").asLong()).max().orElseThrow();
+    return exit - created;
+  }
+
   public static List<Report> report(Result r, Options o) {
     List<Rep> reps = r.reps();
     Report t = new Report("Daemon standing costs (" + o.reps() + " repetitions, medians)", "what", "figure");
@@ -107,6 +130,10 @@ public final class DaemonCosts {
       burst.addAll(x.burstClaimToStart());
     });
     t.row("claim→start of one task, ms (p50, max)", Stats.fmt(Stats.median(single)) + " (" + Stats.fmt(Stats.max(single)) + ")");
+    List<Long> settle = new ArrayList<>();
+    reps.forEach(x -> settle.addAll(x.singleSubmitToSettled()));
+    t.row("submit→settled of one `true` at a time, ms (p50, max)",
+        Stats.fmt(Stats.median(settle)) + " (" + Stats.fmt(Stats.max(settle)) + ")");
     t.row("claim→start with " + r.burst() + " at once, ms (p50, max)",
         Stats.fmt(Stats.median(burst)) + " (" + Stats.fmt(Stats.max(burst)) + ")");
     t.note("CLI calls run as ./vigil does (java -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xshare:auto -jar vigil.jar);"

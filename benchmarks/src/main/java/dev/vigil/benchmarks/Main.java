@@ -32,6 +32,7 @@ public final class Main {
     Path tmp = Files.createTempDirectory("vigil-bench");
     Options o = Options.parse(rest, tmp);
     List<Report> reports = new ArrayList<>();
+    Report.begin();
     try {
       switch (what) {
         case "b1" -> reports.addAll(B1Coordination.report(B1Coordination.measure(o), o));

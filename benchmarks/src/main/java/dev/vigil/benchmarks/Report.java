@@ -15,12 +15,23 @@ public final class Report {
   private final List<String> header;
   private final List<List<String>> rows = new ArrayList<>();
   private final List<String> notes = new ArrayList<>();
-  private final String loadAtStart = Proc.loadAverage();
-  private final ZonedDateTime at = ZonedDateTime.now();
+  /** The load average and time when the current measurement began ({@link #begin}). */
+  private static volatile String begunLoad;
+  private static volatile ZonedDateTime begunAt;
+  private final String loadAtStart;
+  private final ZonedDateTime at;
 
   public Report(String title, String... header) {
     this.title = title;
     this.header = List.of(header);
+    this.loadAtStart = begunLoad != null ? begunLoad : Proc.loadAverage();
+    this.at = begunAt != null ? begunAt : ZonedDateTime.now();
+  }
+
+  /** Marks the start of a measurement: the tables made after it report this time and load average. */
+  public static void begin() {
+    begunLoad = Proc.loadAverage();
+    begunAt = ZonedDateTime.now();
   }
 
   public Report row(Object... cells) {

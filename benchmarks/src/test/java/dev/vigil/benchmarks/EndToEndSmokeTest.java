@@ -72,6 +72,8 @@ class EndToEndSmokeTest {
     assertEquals(1, rep.singleClaimToStart().size());
     assertEquals(2, rep.burstClaimToStart().size());
     assertTrue(rep.singleClaimToStart().get(0) >= 0);
+    assertEquals(1, rep.singleSubmitToSettled().size());
+    assertTrue(rep.singleSubmitToSettled().get(0) > rep.singleClaimToStart().get(0), "settled after it started: " + rep);
     assertFalse(DaemonCosts.report(r, o).get(0).rows().isEmpty());
   }
 }
