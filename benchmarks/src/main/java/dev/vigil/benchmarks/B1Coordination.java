@@ -22,7 +22,12 @@ public final class B1Coordination {
    */
   public record Rep(VigilCycles.Result one, VigilCycles.Result two, DbSchedulerPeer.Result peer, double commitsPerS) {}
 
-  public record Result(List<Rep> reps) {
+  /**
+   * @param reps         every repetition
+   * @param peerFailures db-scheduler runs that failed inside H2 and were run again on a fresh file,
+   *                     with the first line of each failure
+   */
+  public record Result(List<Rep> reps, List<String> peerFailures) {
     public double vigil1() {
       return Stats.median(reps.stream().map(r -> r.one.perSecond()).toList());
     }
@@ -51,16 +56,41 @@ public final class B1Coordination {
     DbSchedulerPeer.run(o.dir(), Math.max(100, dbsTasks / 10));
     DurableCommits.run(o.dir(), warmup / 5);
     List<Rep> reps = new ArrayList<>();
+    List<String> failures = new ArrayList<>();
     for (int i = 0; i < o.reps(); i++) {
       VigilCycles.Result one = VigilCycles.fresh(o.dir(), 1, o.seconds());
       VigilCycles.Result two = VigilCycles.fresh(o.dir(), 2, o.seconds());
-      DbSchedulerPeer.Result peer = DbSchedulerPeer.run(o.dir(), dbsTasks);
+      DbSchedulerPeer.Result peer = peer(o, dbsTasks, failures);
       double commits = DurableCommits.run(o.dir(), Math.min(o.seconds(), 2));
       System.err.printf("B1 rep %d: vigil1 %.0f/s, vigil2 %.0f/s, db-scheduler %.0f/s (%d dup), commits %.0f/s%n",
           i + 1, one.perSecond(), two.perSecond(), peer.perSecond(), peer.duplicates(), commits);
       reps.add(new Rep(one, two, peer, commits));
     }
-    return new Result(reps);
+    return new Result(reps, failures);
+  }
+
+  /**
+   * One db-scheduler run; one that fails inside H2 is recorded and run again on a fresh file (at
+   * most twice more), so that one failure of the peer's database does not end the whole run.
+   */
+  private static DbSchedulerPeer.Result peer(Options o, int tasks, List<String> failures) throws Exception {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return DbSchedulerPeer.run(o.dir(), tasks);
+      } catch (RuntimeException e) {
+        Throwable root = e;
+        while (root.getCause() != null) {
+          root = root.getCause();
+        }
+        String line = root.getClass().getSimpleName() + ": " + String.valueOf(root.getMessage()).lines().findFirst()
+            .orElse("");
+        System.err.println("B1: db-scheduler failed (" + line + "), running it again on a fresh file");
+        failures.add(line);
+        if (attempt == 3) {
+          throw e;
+        }
+      }
+    }
   }
 
   public static List<Report> report(Result r, Options o) {
@@ -81,6 +111,10 @@ public final class B1Coordination {
     int dups = r.reps().stream().mapToInt(x -> x.peer().duplicates()).sum();
     t.note("Vigil windows " + o.seconds() + " s each; db-scheduler " + r.reps().get(0).peer().tasks()
         + " tasks per repetition (first schedule to last completion), " + dups + " duplicated executions.");
+    if (!r.peerFailures().isEmpty()) {
+      t.note("db-scheduler's H2 database failed " + r.peerFailures().size() + " time(s) and was run again on a fresh"
+          + " file: " + String.join("; ", r.peerFailures()));
+    }
     out.add(t);
 
     Report v = new Report("B1 per-verb cost (Vigil, 1 thread, median of the repetitions' medians)",

@@ -33,6 +33,7 @@ public final class JfrSummary {
     int writes = 0;
     int forces = 0;
     long forceNanos = 0;
+    Map<String, Integer> forcedBy = new HashMap<>();
     for (RecordedEvent e : RecordingFile.readAllEvents(file)) {
       String type = e.getEventType().getName();
       switch (type) {
@@ -71,6 +72,7 @@ public final class JfrSummary {
         case "jdk.FileForce" -> {
           forces++;
           forceNanos += e.getDuration().toNanos();
+          forcedBy.merge(vigilCaller(e.getStackTrace()), 1, Integer::sum);
         }
         default -> {
         }
@@ -81,6 +83,11 @@ public final class JfrSummary {
     out.append(String.format("GC: %d collections, %.0f ms of pauses; file writes over the event threshold: %d,"
         + " %.1f MiB, %.0f ms; file forces: %d, %.0f ms%n", gcs, gcNanos / 1e6, writes, writeBytes / 1048576.0,
         writeNanos / 1e6, forces, forceNanos / 1e6));
+    if (!forcedBy.isEmpty()) {
+      out.append("\nfile forces by their innermost Vigil frames:\n");
+      forcedBy.entrySet().stream().sorted((a, b) -> b.getValue() - a.getValue()).limit(top)
+          .forEach(e -> out.append(String.format("  %5d  %s%n", e.getValue(), e.getKey())));
+    }
     table(out, "top frames (self)", self, samples, top);
     table(out, "Vigil methods (inclusive)", vigil, samples, top);
     table(out, "all methods (inclusive)", inclusive, samples, top);
@@ -91,6 +98,20 @@ public final class JfrSummary {
     out.append("\n").append(title).append(":\n");
     counts.entrySet().stream().sorted((a, b) -> b.getValue() - a.getValue()).limit(top).forEach(e ->
         out.append(String.format("  %5.1f%%  %s%n", 100.0 * e.getValue() / Math.max(1, samples), e.getKey())));
+  }
+
+  /** The three innermost Vigil frames, innermost first. */
+  private static String vigilCaller(RecordedStackTrace st) {
+    List<String> out = new java.util.ArrayList<>();
+    if (st != null) {
+      for (RecordedFrame f : st.getFrames()) {
+        String n = name(f);
+        if (n.startsWith("dev.vigil.") && out.size() < 3) {
+          out.add(n.substring(n.lastIndexOf('.', n.lastIndexOf('.') - 1) + 1) + ":" + f.getLineNumber());
+        }
+      }
+    }
+    return out.isEmpty() ? "(no Vigil frame)" : String.join(" ← ", out);
   }
 
   private static String name(RecordedFrame f) {
