@@ -227,7 +227,8 @@ final class Services {
     } else if (!(p instanceof Prepared.Ready)) {
       throw new AssertionError(p);
     }
-    Launch l = ctx.processes.launch(new LaunchRequest(key, s.spec.workerType(), s.spec.spec(), 0, ctx.config.build()));
+    Launch l = ctx.processes.launch(
+        new LaunchRequest(key, ctx.config.workerType(s.spec.workerType()), s.spec.spec(), 0, ctx.config.build()));
     if (l instanceof Launch.Failed f) {
       ctx.record(new EngineEvent.LaunchFailed(key, f.why()));
       failure(s, "launch failed: " + f.why(), Optional.empty(), nowMonoMs);

@@ -233,7 +233,7 @@ final class Tasks {
       throw new AssertionError(prepared);
     }
     Launch launch = ctx.processes.launch(
-        new LaunchRequest(key, ticket.type(), ticket.payload(), g.run().attempt(), ctx.config.build()));
+        new LaunchRequest(key, ctx.config.workerType(ticket.type()), ticket.payload(), g.run().attempt(), ctx.config.build()));
     if (launch instanceof Launch.Failed f) {
       ctx.record(new EngineEvent.LaunchFailed(key, f.why()));
       abort(run, "launch failed: " + f.why());

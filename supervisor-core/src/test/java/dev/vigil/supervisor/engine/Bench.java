@@ -109,7 +109,7 @@ final class Bench {
     incarnation++;
     daemon = world.startDaemon(incarnation);
     EngineConfig config = new EngineConfig(new OwnerId("d" + incarnation), "bench", build, "1.0.0", 1,
-        Simulation.LANES, Simulation.TYPES, services, timeouts);
+        new Workload(Simulation.LANES, Simulation.TYPES, services), timeouts);
     Ports ports = new Ports(coordination, world.processesOf(daemon), world.directories, world.channel, statuses::add,
         events::add);
     engine = Engine.boot(config, ports, world.monoMs, world.wallMs);

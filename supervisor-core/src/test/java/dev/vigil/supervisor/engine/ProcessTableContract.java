@@ -54,7 +54,7 @@ public abstract class ProcessTableContract {
   private static final WorkerKey SERVICE = new WorkerKey.Service("indexer");
 
   protected static LaunchRequest request(WorkerKey key) {
-    return new LaunchRequest(key, "command", "{\"argv\":[\"true\"]}", key instanceof WorkerKey.Task ? 1 : 0, BUILD);
+    return new LaunchRequest(key, WorkerTypeSpec.command(), "{\"argv\":[\"true\"]}", key instanceof WorkerKey.Task ? 1 : 0, BUILD);
   }
 
   /** Launches a worker of {@code key} and waits until it holds its reservation and wrote its identity. */

@@ -61,7 +61,7 @@ final class SimPorts {
   }
 
   static LaunchRequest request(WorkerKey key) {
-    return new LaunchRequest(key, "cmd", "{}", key instanceof WorkerKey.Task ? 1 : 0, BUILD);
+    return new LaunchRequest(key, Simulation.TYPES.get("cmd").orElseThrow(), "{}", key instanceof WorkerKey.Task ? 1 : 0, BUILD);
   }
 
   /** Steps the world until {@code condition} holds; fails naming {@code what} after {@link #PATIENCE_MS}. */

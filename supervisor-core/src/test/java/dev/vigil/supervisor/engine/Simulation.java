@@ -29,7 +29,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.function.Function;
 
 /**
@@ -169,7 +168,8 @@ final class Simulation {
   static final Lane LANE_B = new Lane("b");
   static final List<EngineConfig.LaneLimit> LANES =
       List.of(new EngineConfig.LaneLimit(LANE_A, 2), new EngineConfig.LaneLimit(LANE_B, 1));
-  static final TreeSet<String> TYPES = new TreeSet<>(List.of("cmd", "py"));
+  static final WorkerTypes TYPES = WorkerTypes.of(WorkerTypeSpec.declared("cmd", "sim.Cmd", List.of()),
+      WorkerTypeSpec.declared("py", "sim.Py", List.of()));
   private static final int QUIET_STEPS = 2_400;
 
   private static TimeoutLattice lattice() {
@@ -381,8 +381,8 @@ final class Simulation {
     }
     Inc i = new Inc(incarnations, build);
     inc = i;
-    EngineConfig config = new EngineConfig(i.owner, "sim", i.build, "1.0." + builds, 1, LANES, TYPES, services,
-        TIMEOUTS);
+    EngineConfig config = new EngineConfig(i.owner, "sim", i.build, "1.0." + builds, 1,
+        new Workload(LANES, TYPES, services), TIMEOUTS);
     Ports ports = new Ports(coordination, world.processesOf(i.proc), world.directories, world.channel,
         s -> published(i, s), e -> journal(i, e));
     try {

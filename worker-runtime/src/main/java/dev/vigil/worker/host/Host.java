@@ -220,7 +220,7 @@ final class Host {
       return new Prepared(null, null, new Outcome.PermanentFailure(e.getMessage()));
     }
     try {
-      return new Prepared(Types.find(args.type(), childDrainMs), payload, null);
+      return new Prepared(Types.load(args.implementation(), childDrainMs), payload, null);
     } catch (IllegalArgumentException e) {
       return new Prepared(null, payload, new Outcome.PermanentFailure(e.getMessage()));
     }
