@@ -10,6 +10,9 @@ import dev.vigil.coordination.RunId;
 import dev.vigil.coordination.Settlement;
 import dev.vigil.coordination.TicketState;
 import dev.vigil.coordination.Verdict;
+import dev.vigil.supervisor.StopKind;
+import dev.vigil.supervisor.engine.port.Journal;
+import dev.vigil.supervisor.engine.port.Signal;
 import java.util.Set;
 
 /** Something the engine did or observed, for the {@link Journal}. */

@@ -16,8 +16,11 @@ import dev.vigil.coordination.RunState;
 import dev.vigil.coordination.TicketId;
 import dev.vigil.coordination.TicketState;
 import dev.vigil.coordination.Verdict;
+import dev.vigil.supervisor.StopKind;
 import dev.vigil.supervisor.TimeoutLattice.Timeout;
 import dev.vigil.supervisor.engine.EngineEvent.RecoveryAction;
+import dev.vigil.supervisor.engine.port.IdentityRecord;
+import dev.vigil.supervisor.engine.port.Signal;
 import org.junit.jupiter.api.Test;
 
 /** Each branch of recovery at boot (DESIGN.md §7), as a named example. */

@@ -1,5 +1,6 @@
-package dev.vigil.supervisor.engine;
+package dev.vigil.supervisor.engine.port;
 
+import dev.vigil.supervisor.engine.WorkerKey;
 import java.util.Objects;
 
 /**
