@@ -1,6 +1,7 @@
 package dev.vigil.supervisor.engine;
 
 import dev.vigil.coordination.AbortClaim;
+import dev.vigil.coordination.AdoptClaim;
 import dev.vigil.coordination.Claim;
 import dev.vigil.coordination.Exit;
 import dev.vigil.coordination.ExitOwner;
@@ -50,21 +51,20 @@ final class Tasks {
      * CLAIMED; waiting until the worker holds its reservation and its identity is known, from its
      * identity record or its hello (Q3).
      *
-     * @param source         launched by this incarnation, or adopted from a dead owner at recovery
+     * @param source         launched by this incarnation, or adopted from a dead owner at recovery (its
+     *                       claim already taken over by {@code adoptClaim}: the lease is this owner's either way)
      * @param launched       the launched process (null when adopted)
      * @param launchToken    the launched worker's token hash (null when adopted: from the identity record or the hello)
-     * @param leaseOwner     the owner holding the lease (a dead one when adopted: start acts for it, then readopts)
      * @param deadlineMonoMs when the handoff times out (launchHandoff after the launch or the adoption)
      * @param helloIdentity  the identity of the process that said hello (its token checked when there
      *                       was one to check against), or null
      * @param helloBuild     the build that hello reported, or null
      * @param helloToken     the token hash that hello presented, or null
      */
-    record Handoff(Source source, ProcessIdentity launched, String launchToken, OwnerId leaseOwner,
-                   long deadlineMonoMs, ProcessIdentity helloIdentity, String helloBuild, String helloToken)
-        implements Phase {
+    record Handoff(Source source, ProcessIdentity launched, String launchToken, long deadlineMonoMs,
+                   ProcessIdentity helloIdentity, String helloBuild, String helloToken) implements Phase {
       Handoff withHello(ProcessIdentity id, String build, String token) {
-        return new Handoff(source, launched, launchToken, leaseOwner, deadlineMonoMs, id, build, token);
+        return new Handoff(source, launched, launchToken, deadlineMonoMs, id, build, token);
       }
     }
 
@@ -222,12 +222,12 @@ final class Tasks {
     ctx.record(new EngineEvent.Claimed(run, ticket.lane()));
     WorkerKey.Task key = new WorkerKey.Task(run);
     if (!ctx.config.workerTypes().contains(ticket.type())) {
-      abort(run, "worker type '" + ticket.type() + "' is not configured on this daemon");
+      abort(run, ctx.me, "worker type '" + ticket.type() + "' is not configured on this daemon");
       return;
     }
     Prepared prepared = ctx.directories.prepare(key);
     if (prepared instanceof Prepared.Failed f) {
-      abort(run, "run directory: " + f.why());
+      abort(run, ctx.me, "run directory: " + f.why());
       return;
     } else if (!(prepared instanceof Prepared.Ready)) {
       throw new AssertionError(prepared);
@@ -236,18 +236,23 @@ final class Tasks {
         new LaunchRequest(key, ticket.type(), ticket.payload(), g.run().attempt(), ctx.config.build()));
     if (launch instanceof Launch.Failed f) {
       ctx.record(new EngineEvent.LaunchFailed(key, f.why()));
-      abort(run, "launch failed: " + f.why());
+      abort(run, ctx.me, "launch failed: " + f.why());
     } else if (launch instanceof Launch.Started s) {
       ctx.record(new EngineEvent.Launched(key, s.identity()));
       transition(new Tracked(run, ticket.lane(), null), new Phase.Handoff(Source.LAUNCHED, s.identity(),
-          s.tokenHash(), ctx.me, nowMonoMs + ctx.ms(Timeout.LAUNCH_HANDOFF), null, null, null));
+          s.tokenHash(), nowMonoMs + ctx.ms(Timeout.LAUNCH_HANDOFF), null, null, null));
     } else {
       throw new AssertionError(launch);
     }
   }
 
-  private void abort(RunId run, String why) {
-    AbortClaim a = ctx.coordination.abortClaim(run, ctx.me, why);
+  /**
+   * Rolls a claim back as {@code leaseOwner}: this daemon for its own claims (launched or adopted),
+   * or the claim's recorded owner when recovery acts for it (the store refuses if another daemon
+   * adopted the claim meanwhile).
+   */
+  private void abort(RunId run, OwnerId leaseOwner, String why) {
+    AbortClaim a = ctx.coordination.abortClaim(run, leaseOwner, why);
     if (a instanceof AbortClaim.Aborted ab) {
       ctx.record(new EngineEvent.ClaimAborted(run, why, ab.ticket().state()));
     } else if (a instanceof AbortClaim.Denied d) {
@@ -288,7 +293,7 @@ final class Tasks {
     }
     boolean reserved = ctx.directories.isReserved(key);
     if (identity != null && reserved && ctx.processes.alive(identity)) {
-      start(t, h, new RunStart(identity, build, token, nowWallMs), nowMonoMs, nowWallMs);
+      start(t, new RunStart(identity, build, token, nowWallMs), nowMonoMs);
       return;
     }
     if (h.source() == Source.LAUNCHED && !reserved && !ctx.processes.alive(h.launched())) {
@@ -304,18 +309,10 @@ final class Tasks {
     }
   }
 
-  private void start(Tracked t, Phase.Handoff h, RunStart rs, long nowMonoMs, long nowWallMs) {
-    Start s = ctx.coordination.start(t.run, h.leaseOwner(), rs);
+  private void start(Tracked t, RunStart rs, long nowMonoMs) {
+    Start s = ctx.coordination.start(t.run, ctx.me, rs);
     if (s instanceof Start.Started) {
       ctx.record(new EngineEvent.Started(t.run, rs.identity(), rs.build()));
-      if (!h.leaseOwner().equals(ctx.me)) {
-        // coordination-api has no verb that moves a CLAIMED lease: recovery started the run on behalf
-        // of its provably dead owner, and now takes the lease over (C3: RUNNING, alive by identity).
-        Readopt r = ctx.coordination.readopt(t.run, ctx.me, nowWallMs, ctx.leaseTtlMs());
-        if (r instanceof Readopt.Denied d) {
-          ctx.record(new EngineEvent.VerbDenied(t.run, "readopt", d.reason().toString()));
-        }
-      }
       transition(t, new Phase.Running(rs, Go.PENDING, null, false, null));
       StopKind stop = stopDueAtStart(t, rs);
       if (stop != null) {
@@ -361,7 +358,7 @@ final class Tasks {
       transition(t, new Phase.Aborting(identity, a.why(), nowMonoMs + ctx.ms(Timeout.STOP_GRACE)));
     }
     if (Liveness.dead(ctx.processes, ctx.directories, t.key(), identity)) {
-      abort(t.run, a.why());
+      abort(t.run, ctx.me, a.why());
       transition(t, null);
     }
   }
@@ -708,9 +705,6 @@ final class Tasks {
       leases.put(l.run(), l);
     }
     for (Tracked t : all()) {
-      if (t.phase instanceof Phase.Handoff h && !h.leaseOwner().equals(ctx.me)) {
-        continue; // an adopted claim: the lease is its dead owner's until start
-      }
       Lease l = leases.get(t.run);
       if (l != null && l.owner().equals(ctx.me) && l.expiresAtMs() > nowWallMs) {
         continue;
@@ -741,10 +735,11 @@ final class Tasks {
    * <ol>
    *   <li>A run whose owner may live (this incarnation's runs are always recovered) is left alone,
    *       except a claim older than {@code staleClaim} at boot with its reservation free (Q10).
-   *   <li>CLAIMED: reservation held → the handoff is adopted: started once the worker's identity
-   *       record names a live process holding the reservation (its build and token from the record,
-   *       or from that process's hello when the record has none), rolled back after launchHandoff
-   *       once the worker is gone; free → {@code abortClaim}.
+   *   <li>CLAIMED: reservation held → the claim is taken over from its dead owner
+   *       ({@code adoptClaim}, C3) and the handoff adopted: started as this owner once the worker's
+   *       identity record names a live process holding the reservation (its build and token from the
+   *       record, or from that process's hello when the record has none), rolled back after
+   *       launchHandoff once the worker is gone; free → {@code abortClaim} for the claim's owner.
    *   <li>RUNNING: alive by identity or reservation and same build → {@code readopt} (Q11, D4);
    *       alive, another build → readopt and stop as a lost worker (S6); dead → {@code takeExit} as
    *       RECOVERY, outcome read, {@code finish} (Q4, Q5).
@@ -762,9 +757,16 @@ final class Tasks {
       if (foreignLive && (!stale || reserved)) {
         leave(r, "claim of live owner " + r.owner());
       } else if (reserved) {
+        AdoptClaim a = ctx.coordination.adoptClaim(r.id(), ctx.me, r.owner(), nowWallMs, ctx.leaseTtlMs());
+        if (a instanceof AdoptClaim.Denied d) {
+          ctx.record(new EngineEvent.VerbDenied(r.id(), "adoptClaim", d.reason().toString()));
+          return;
+        } else if (!(a instanceof AdoptClaim.Adopted)) {
+          throw new AssertionError(a);
+        }
         ctx.record(new EngineEvent.Recovered(r.id(), RecoveryAction.ADOPT_CLAIM, "reservation held"));
         Tracked t = new Tracked(r.id(), lane, null);
-        transition(t, new Phase.Handoff(Source.ADOPTED, null, null, r.owner(), nowMonoMs + ctx.ms(Timeout.LAUNCH_HANDOFF),
+        transition(t, new Phase.Handoff(Source.ADOPTED, null, null, nowMonoMs + ctx.ms(Timeout.LAUNCH_HANDOFF),
             null, null, null));
         advanceHandoff(t, (Phase.Handoff) t.phase, nowMonoMs, nowWallMs);
       } else {
@@ -773,7 +775,7 @@ final class Tasks {
                 + ", no worker holds its reservation"
             : "recovery: owner " + r.owner() + " is gone and no worker holds the reservation";
         ctx.record(new EngineEvent.Recovered(r.id(), RecoveryAction.ABORT_CLAIM, why));
-        abort(r.id(), why);
+        abort(r.id(), r.owner(), why);
       }
     } else if (r.state() == RunState.RUNNING) {
       if (foreignLive) {
