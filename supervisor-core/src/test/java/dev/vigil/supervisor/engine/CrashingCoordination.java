@@ -49,14 +49,17 @@ final class CrashingCoordination implements Coordination {
     this.afterCommit = afterCommit;
   }
 
+  /** No verb crashes until the next {@link #arm}; the last crash is forgotten. */
   void disarm() {
     countdown = -1;
+    lastCrash = null;
   }
 
   boolean armed() {
     return countdown > 0;
   }
 
+  /** The verb that crashed since the last {@link #disarm} ("name before|after commit"), or null. */
   String lastCrash() {
     return lastCrash;
   }
