@@ -4,8 +4,7 @@ import dev.vigil.coordination.AbortClaim;
 import dev.vigil.coordination.Claim;
 import dev.vigil.coordination.Lane;
 import dev.vigil.coordination.ProcessIdentity;
-import dev.vigil.coordination.Readopt;
-import dev.vigil.coordination.Run;
+import dev.vigil.coordination.OwnerId;
 import dev.vigil.coordination.RunId;
 import dev.vigil.coordination.RunStart;
 import dev.vigil.coordination.Start;
@@ -47,24 +46,28 @@ final class Handoffs {
     ctx.record(new EngineEvent.Claimed(run, ticket.lane()));
     WorkerKey.Task key = new WorkerKey.Task(run);
     if (!ctx.config.workerTypes().contains(ticket.type())) {
-      abort(run, "worker type '" + ticket.type() + "' is not configured on this daemon");
+      abort(run, ctx.me, "worker type '" + ticket.type() + "' is not configured on this daemon");
       return;
     }
     Launch launch = workers.launch(
         new LaunchRequest(key, ticket.type(), ticket.payload(), g.run().attempt(), ctx.config.build()));
     if (launch instanceof Launch.Failed f) {
-      abort(run, f.why());
+      abort(run, ctx.me, f.why());
     } else if (launch instanceof Launch.Started s) {
       table.transition(new TaskTable.Tracked(run, ticket.lane()), new RunPhase.Handoff(RunPhase.Source.LAUNCHED,
-          s.identity(), s.tokenHash(), ctx.me, nowMonoMs + ctx.ms(Timeout.LAUNCH_HANDOFF), null, null, null));
+          s.identity(), s.tokenHash(), nowMonoMs + ctx.ms(Timeout.LAUNCH_HANDOFF), null, null, null));
     } else {
       throw new AssertionError(launch);
     }
   }
 
-  /** Rolls a claim back ({@code abortClaim}, C7). */
-  void abort(RunId run, String why) {
-    AbortClaim a = ctx.coordination.abortClaim(run, ctx.me, why);
+  /**
+   * Rolls a claim back ({@code abortClaim}, C7) as {@code leaseOwner}: this daemon for its own
+   * claims (launched or adopted), or the claim's recorded owner when recovery acts for it (the store
+   * refuses if another daemon adopted the claim meanwhile).
+   */
+  void abort(RunId run, OwnerId leaseOwner, String why) {
+    AbortClaim a = ctx.coordination.abortClaim(run, leaseOwner, why);
     if (a instanceof AbortClaim.Aborted ab) {
       ctx.record(new EngineEvent.ClaimAborted(run, why, ab.ticket().state()));
     } else if (a instanceof AbortClaim.Denied d) {
@@ -75,12 +78,13 @@ final class Handoffs {
   }
 
   /**
-   * Recovery adopts the handoff of a CLAIMED run whose owner is gone and whose reservation is held:
-   * started once the worker's identity record names a live process holding the reservation.
+   * Recovery adopts the handoff of a CLAIMED run whose claim it took over from its dead owner
+   * ({@code adoptClaim}): started as this owner once the worker's identity record names a live
+   * process holding the reservation.
    */
-  void adopt(Run r, Lane lane, long nowMonoMs, long nowWallMs) {
-    TaskTable.Tracked t = new TaskTable.Tracked(r.id(), lane);
-    table.transition(t, new RunPhase.Handoff(RunPhase.Source.ADOPTED, null, null, r.owner(),
+  void adopt(RunId run, Lane lane, long nowMonoMs, long nowWallMs) {
+    TaskTable.Tracked t = new TaskTable.Tracked(run, lane);
+    table.transition(t, new RunPhase.Handoff(RunPhase.Source.ADOPTED, null, null,
         nowMonoMs + ctx.ms(Timeout.LAUNCH_HANDOFF), null, null, null));
     advance(t, (RunPhase.Handoff) t.phase(), nowMonoMs, nowWallMs);
   }
@@ -137,7 +141,7 @@ final class Handoffs {
     }
     boolean reserved = ctx.directories.isReserved(key);
     if (identity != null && reserved && ctx.processes.alive(identity)) {
-      start(t, h, new RunStart(identity, build, token, nowWallMs), nowMonoMs, nowWallMs);
+      start(t, new RunStart(identity, build, token, nowWallMs), nowMonoMs);
       return;
     }
     if (h.source() == RunPhase.Source.LAUNCHED && !reserved && !ctx.processes.alive(h.launched())) {
@@ -153,18 +157,10 @@ final class Handoffs {
     }
   }
 
-  private void start(TaskTable.Tracked t, RunPhase.Handoff h, RunStart rs, long nowMonoMs, long nowWallMs) {
-    Start s = ctx.coordination.start(t.run, h.leaseOwner(), rs);
+  private void start(TaskTable.Tracked t, RunStart rs, long nowMonoMs) {
+    Start s = ctx.coordination.start(t.run, ctx.me, rs);
     if (s instanceof Start.Started) {
       ctx.record(new EngineEvent.Started(t.run, rs.identity(), rs.build()));
-      if (!h.leaseOwner().equals(ctx.me)) {
-        // coordination-api has no verb that moves a CLAIMED lease: recovery started the run on behalf
-        // of its provably dead owner, and now takes the lease over (C3: RUNNING, alive by identity).
-        Readopt r = ctx.coordination.readopt(t.run, ctx.me, nowWallMs, ctx.leaseTtlMs());
-        if (r instanceof Readopt.Denied d) {
-          ctx.record(new EngineEvent.VerbDenied(t.run, "readopt", d.reason().toString()));
-        }
-      }
       table.transition(t, new RunPhase.Running(rs, RunPhase.Go.PENDING, null, false, null));
       StopKind stop = stops.dueAtStart(t, rs);
       if (stop != null) {
@@ -195,7 +191,7 @@ final class Handoffs {
       table.transition(t, new RunPhase.Aborting(identity, a.why(), nowMonoMs + ctx.ms(Timeout.STOP_GRACE)));
     }
     if (Liveness.dead(ctx.processes, ctx.directories, t.key(), identity)) {
-      abort(t.run, a.why());
+      abort(t.run, ctx.me, a.why());
       table.transition(t, null);
     }
   }

@@ -63,9 +63,6 @@ final class Reconciler {
       leases.put(l.run(), l);
     }
     for (TaskTable.Tracked t : table.all()) {
-      if (t.phase() instanceof RunPhase.Handoff h && !h.leaseOwner().equals(ctx.me)) {
-        continue; // an adopted claim: the lease is its dead owner's until start
-      }
       Lease l = leases.get(t.run);
       if (l != null && l.owner().equals(ctx.me) && l.expiresAtMs() > nowWallMs) {
         continue;

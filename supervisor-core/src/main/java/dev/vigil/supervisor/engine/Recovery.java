@@ -1,5 +1,6 @@
 package dev.vigil.supervisor.engine;
 
+import dev.vigil.coordination.AdoptClaim;
 import dev.vigil.coordination.Exit;
 import dev.vigil.coordination.ExitOwner;
 import dev.vigil.coordination.Lane;
@@ -70,10 +71,11 @@ final class Recovery {
    * <ol>
    *   <li>A run whose owner may live (this incarnation's runs are always recovered) is left alone,
    *       except a claim older than {@code staleClaim} at boot with its reservation free (Q10).
-   *   <li>CLAIMED: reservation held → the handoff is adopted: started once the worker's identity
-   *       record names a live process holding the reservation (its build and token from the record,
-   *       or from that process's hello when the record has none), rolled back after launchHandoff
-   *       once the worker is gone; free → {@code abortClaim}.
+   *   <li>CLAIMED: reservation held → the claim is taken over from its dead owner
+   *       ({@code adoptClaim}, C3) and the handoff adopted: started as this owner once the worker's
+   *       identity record names a live process holding the reservation (its build and token from the
+   *       record, or from that process's hello when the record has none), rolled back after
+   *       launchHandoff once the worker is gone; free → {@code abortClaim} for the claim's owner.
    *   <li>RUNNING: alive by identity or reservation and same build → {@code readopt} (Q11, D4);
    *       alive, another build → readopt and stop as a lost worker (S6); dead → {@code takeExit} as
    *       RECOVERY, outcome read, {@code finish} (Q4, Q5).
@@ -115,15 +117,22 @@ final class Recovery {
     if (foreignLive && (!stale || reserved)) {
       leave(r, "claim of live owner " + r.owner());
     } else if (reserved) {
+      AdoptClaim a = ctx.coordination.adoptClaim(r.id(), ctx.me, r.owner(), nowWallMs, ctx.leaseTtlMs());
+      if (a instanceof AdoptClaim.Denied d) {
+        ctx.record(new EngineEvent.VerbDenied(r.id(), "adoptClaim", d.reason().toString()));
+        return;
+      } else if (!(a instanceof AdoptClaim.Adopted)) {
+        throw new AssertionError(a);
+      }
       ctx.record(new EngineEvent.Recovered(r.id(), RecoveryAction.ADOPT_CLAIM, "reservation held"));
-      handoffs.adopt(r, lane, nowMonoMs, nowWallMs);
+      handoffs.adopt(r.id(), lane, nowMonoMs, nowWallMs);
     } else {
       String why = foreignLive
           ? "stale claim (Q10): claimed " + Durations.format(nowWallMs - r.claimedAtMs()) + " ago by " + r.owner()
               + ", no worker holds its reservation"
           : "recovery: owner " + r.owner() + " is gone and no worker holds the reservation";
       ctx.record(new EngineEvent.Recovered(r.id(), RecoveryAction.ABORT_CLAIM, why));
-      handoffs.abort(r.id(), why);
+      handoffs.abort(r.id(), r.owner(), why);
     }
   }
 

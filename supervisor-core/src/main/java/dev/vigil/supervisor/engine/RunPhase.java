@@ -1,6 +1,5 @@
 package dev.vigil.supervisor.engine;
 
-import dev.vigil.coordination.OwnerId;
 import dev.vigil.coordination.ProcessIdentity;
 import dev.vigil.coordination.RunStart;
 import dev.vigil.supervisor.Stopping;
@@ -18,21 +17,20 @@ sealed interface RunPhase {
    * CLAIMED; waiting until the worker holds its reservation and its identity is known, from its
    * identity record or its hello (Q3).
    *
-   * @param source         launched by this incarnation, or adopted from a dead owner at recovery
+   * @param source         launched by this incarnation, or adopted from a dead owner at recovery (its
+   *                       claim already taken over by {@code adoptClaim}: the lease is this owner's either way)
    * @param launched       the launched process (null when adopted)
    * @param launchToken    the launched worker's token hash (null when adopted: from the identity record or the hello)
-   * @param leaseOwner     the owner holding the lease (a dead one when adopted: start acts for it, then readopts)
    * @param deadlineMonoMs when the handoff times out (launchHandoff after the launch or the adoption)
    * @param helloIdentity  the identity of the process that said hello (its token checked when there
    *                       was one to check against), or null
    * @param helloBuild     the build that hello reported, or null
    * @param helloToken     the token hash that hello presented, or null
    */
-  record Handoff(Source source, ProcessIdentity launched, String launchToken, OwnerId leaseOwner,
-                 long deadlineMonoMs, ProcessIdentity helloIdentity, String helloBuild, String helloToken)
-      implements RunPhase {
+  record Handoff(Source source, ProcessIdentity launched, String launchToken, long deadlineMonoMs,
+                 ProcessIdentity helloIdentity, String helloBuild, String helloToken) implements RunPhase {
     Handoff withHello(ProcessIdentity id, String build, String token) {
-      return new Handoff(source, launched, launchToken, leaseOwner, deadlineMonoMs, id, build, token);
+      return new Handoff(source, launched, launchToken, deadlineMonoMs, id, build, token);
     }
 
     @Override

@@ -36,7 +36,7 @@ final class Scheduler {
       if (free <= 0 || parked.contains(l.lane())) {
         continue;
       }
-      for (Claim.Granted g : ctx.coordination.claimNext(l.lane(), ctx.me, nowWallMs, ctx.leaseTtlMs(), free)) {
+      for (Claim.Granted g : ctx.coordination.claimNext(l.lane(), ctx.me, nowWallMs, ctx.leaseTtlMs(), free).granted()) {
         tasks.launch(g, nowMonoMs);
       }
     }
