@@ -18,8 +18,10 @@ import dev.vigil.coordination.TicketId;
 import dev.vigil.coordination.TicketQuery;
 import dev.vigil.coordination.TicketState;
 import dev.vigil.coordination.Verdict;
-import dev.vigil.supervisor.TimeoutLattice;
+import dev.vigil.supervisor.StopKind;
 import dev.vigil.supervisor.TimeoutLattice.Timeout;
+import dev.vigil.supervisor.TimeoutLattice;
+import dev.vigil.supervisor.engine.port.Signal;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -6,6 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.vigil.coordination.ProcessIdentity;
 import dev.vigil.coordination.law.LeaseLaw;
+import dev.vigil.supervisor.engine.port.Launch;
+import dev.vigil.supervisor.engine.port.LaunchRequest;
+import dev.vigil.supervisor.engine.port.ProcessTable;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Optional;

@@ -10,7 +10,7 @@ import dev.vigil.coordination.ProcessIdentity;
 import dev.vigil.coordination.RunExit;
 import dev.vigil.supervisor.TimeoutLattice.Timeout;
 import dev.vigil.supervisor.WorkSet;
-import dev.vigil.supervisor.engine.IdentityRecord;
+import dev.vigil.supervisor.engine.port.IdentityRecord;
 import dev.vigil.worker.Outcome;
 import dev.vigil.worker.process.LaunchedWorker;
 import dev.vigil.worker.process.Processes;

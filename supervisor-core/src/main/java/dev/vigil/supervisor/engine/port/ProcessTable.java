@@ -1,6 +1,7 @@
-package dev.vigil.supervisor.engine;
+package dev.vigil.supervisor.engine.port;
 
 import dev.vigil.coordination.ProcessIdentity;
+import dev.vigil.supervisor.engine.Engine;
 import java.util.Optional;
 
 /**

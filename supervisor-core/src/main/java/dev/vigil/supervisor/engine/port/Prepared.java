@@ -1,4 +1,4 @@
-package dev.vigil.supervisor.engine;
+package dev.vigil.supervisor.engine.port;
 
 import java.util.Objects;
 

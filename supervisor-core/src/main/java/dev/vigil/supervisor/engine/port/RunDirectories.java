@@ -1,7 +1,8 @@
-package dev.vigil.supervisor.engine;
+package dev.vigil.supervisor.engine.port;
 
 import dev.vigil.coordination.RunId;
 import dev.vigil.supervisor.RevivalGate;
+import dev.vigil.supervisor.engine.WorkerKey;
 import java.util.Optional;
 
 /**

@@ -1,4 +1,4 @@
-package dev.vigil.supervisor.engine;
+package dev.vigil.supervisor.engine.port;
 
 import dev.vigil.coordination.ProcessIdentity;
 import java.util.Objects;

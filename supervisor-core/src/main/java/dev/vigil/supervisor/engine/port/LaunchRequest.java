@@ -1,5 +1,7 @@
-package dev.vigil.supervisor.engine;
+package dev.vigil.supervisor.engine.port;
 
+import dev.vigil.supervisor.engine.WorkerKey;
+import dev.vigil.supervisor.engine.WorkerTypeSpec;
 import java.util.Objects;
 
 /**

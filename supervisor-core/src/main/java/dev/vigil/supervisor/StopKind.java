@@ -1,6 +1,9 @@
-package dev.vigil.supervisor.engine;
+package dev.vigil.supervisor;
 
-/** Why the engine stops a worker; each kind carries its own protocol. */
+/**
+ * Why the engine stops a worker; each kind carries its own protocol, which {@link Stopping} keeps
+ * for task runs and service workers alike.
+ */
 public enum StopKind {
   /**
    * The idle-shutdown stop after every worker quiesced (S5). The worker complies only when it has
@@ -11,8 +14,8 @@ public enum StopKind {
   /**
    * Stop as a lost worker does (S6: a worker of another build, or one unreachable after boot): it
    * records busy evidence, leaves its work resumable and exits. TERM follows after
-   * {@code stopGrace} and KILL one more grace later, identity-gated. A task run stopped this way
-   * without an outcome settles STALLED: no attempt is spent.
+   * {@code stopGrace} and KILL one more grace later, repeated every grace, identity-gated. A task
+   * run stopped this way without an outcome settles STALLED: no attempt is spent.
    */
   LOST,
   /**
@@ -28,13 +31,21 @@ public enum StopKind {
    */
   OPERATOR;
 
-  /** Whether the engine follows the frame with TERM after {@code stopGrace}. */
-  boolean escalates() {
+  /** Whether the frame is followed by TERM after {@code stopGrace}. */
+  public boolean escalates() {
     return this != IDLE_SHUTDOWN;
   }
 
-  /** Whether the engine follows TERM with KILL one more {@code stopGrace} later. */
-  boolean kills() {
+  /** Whether TERM is followed by KILL one more {@code stopGrace} later, repeated every grace. */
+  public boolean kills() {
     return this == LOST || this == OPERATOR;
+  }
+
+  /**
+   * How hard a stop is: a frame only (0), then TERM (1), then KILL (2). A stop in progress is
+   * replaced only by a strictly harder kind.
+   */
+  public int strength() {
+    return kills() ? 2 : escalates() ? 1 : 0;
   }
 }

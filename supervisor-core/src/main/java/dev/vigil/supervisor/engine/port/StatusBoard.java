@@ -1,4 +1,6 @@
-package dev.vigil.supervisor.engine;
+package dev.vigil.supervisor.engine.port;
+
+import dev.vigil.supervisor.engine.Status;
 
 /**
  * Where the engine publishes its status every {@code heartbeat} (D1): the launcher writes it to

@@ -1,4 +1,4 @@
-package dev.vigil.supervisor.engine;
+package dev.vigil.supervisor.engine.port;
 
 /** The signals the engine sends to a worker's process group, always identity-gated (DESIGN.md §5). */
 public enum Signal {

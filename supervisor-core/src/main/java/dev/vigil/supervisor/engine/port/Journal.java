@@ -1,4 +1,6 @@
-package dev.vigil.supervisor.engine;
+package dev.vigil.supervisor.engine.port;
+
+import dev.vigil.supervisor.engine.EngineEvent;
 
 /**
  * Where the engine records what it did and what it observed, one {@link EngineEvent} at a time: the

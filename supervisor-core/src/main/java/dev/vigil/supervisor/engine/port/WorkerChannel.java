@@ -1,4 +1,8 @@
-package dev.vigil.supervisor.engine;
+package dev.vigil.supervisor.engine.port;
+
+import dev.vigil.supervisor.engine.Engine;
+import dev.vigil.supervisor.engine.ToWorker;
+import dev.vigil.supervisor.engine.WorkerKey;
 
 /**
  * The daemon's side of the worker socket (worker-runtime implements it over the Unix domain

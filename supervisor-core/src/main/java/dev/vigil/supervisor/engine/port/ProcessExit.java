@@ -1,4 +1,4 @@
-package dev.vigil.supervisor.engine;
+package dev.vigil.supervisor.engine.port;
 
 import dev.vigil.coordination.ProcessIdentity;
 import dev.vigil.coordination.RunExit;
@@ -28,12 +28,12 @@ public record ProcessExit(ProcessIdentity identity, Integer exitCode, Integer si
   }
 
   /** As the facts {@code takeExit} records. */
-  RunExit at(long nowWallMs) {
+  public RunExit at(long nowWallMs) {
     return new RunExit(exitCode, signal, nowWallMs);
   }
 
   /** Whether the worker ended with status 0. */
-  boolean clean() {
+  public boolean clean() {
     return exitCode != null && exitCode == 0;
   }
 

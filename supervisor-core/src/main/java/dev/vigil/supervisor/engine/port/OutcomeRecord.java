@@ -1,4 +1,4 @@
-package dev.vigil.supervisor.engine;
+package dev.vigil.supervisor.engine.port;
 
 import dev.vigil.coordination.Verdict;
 import java.util.EnumSet;
@@ -9,7 +9,9 @@ import java.util.Set;
  * A task worker's {@code outcome.json}, as {@link RunDirectories#outcome} reads it. A worker writes
  * its outcome durably before it reports it (DESIGN.md §1.4), so a daemon that was down collects it
  * later. Reading never throws: a missing file is {@link Absent}, a truncated or unreadable one
- * {@link Corrupt}; both settle the run LOST with the diagnosis (DESIGN.md §7).
+ * {@link Corrupt}; either way the run has no outcome, and its verdict is the one
+ * {@link dev.vigil.supervisor.Verdicts} gives a run without one: LOST with the diagnosis
+ * (DESIGN.md §7), or STALLED when this daemon had stopped the worker or never told it to go.
  */
 public sealed interface OutcomeRecord {
   /** The verdicts a worker may write. */
