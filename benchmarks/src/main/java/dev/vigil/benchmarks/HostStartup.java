@@ -3,6 +3,7 @@ package dev.vigil.benchmarks;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.vigil.coordination.RunId;
 import dev.vigil.coordination.TicketId;
+import dev.vigil.supervisor.engine.WorkerTypeSpec;
 import dev.vigil.worker.host.WorkerArgs;
 import dev.vigil.worker.process.LaunchSpec;
 import dev.vigil.worker.process.LaunchedWorker;
@@ -106,7 +107,7 @@ public final class HostStartup {
     dir.writePayload(new ObjectMapper().readTree("{\"argv\":[\"true\"]}"));
     Map<String, String> env = LaunchSpec.baseEnvironment();
     env.put(RunToken.ENV, token);
-    WorkerArgs wa = WorkerArgs.task(home, run, 1, "command", TestDaemon.BUILD);
+    WorkerArgs wa = WorkerArgs.task(home, run, 1, "command", WorkerTypeSpec.Command.DEFAULT, TestDaemon.BUILD);
     LaunchedWorker w = Processes.launch(new LaunchSpec(wa.command(VigilHome.java(), flags, VigilHome.jar().toString()),
         env, dir.path(), dir.stdoutLog(), dir.stderrLog()));
     if (!w.process().waitFor(60, TimeUnit.SECONDS)) {

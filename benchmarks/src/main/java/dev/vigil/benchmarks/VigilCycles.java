@@ -167,7 +167,7 @@ public final class VigilCycles {
         }
       }
       long t0 = System.nanoTime();
-      List<Claim.Granted> granted = Verbs.claimNext(h2, Lane.DEFAULT, owner, System.currentTimeMillis(), TTL_MS, BATCH);
+      List<Claim.Granted> granted = h2.claimNext(Lane.DEFAULT, owner, System.currentTimeMillis(), TTL_MS, BATCH).granted();
       timed(Verb.CLAIM_NEXT, t0);
       for (Claim.Granted g : granted) {
         var run = g.run().id();
