@@ -151,7 +151,7 @@ public final class Daemon implements AutoCloseable {
     DiskRunDirectories directories = new DiskRunDirectories(home.dir());
     ProcessIdentity self = processes.self();
     EngineConfig ec = engineConfig(self);
-    journal = JournalFile.of(home);
+    journal = JournalFile.of(home, ec.owner());
     JournalFile file = journal;
     LogJournal log = new LogJournal();
     Ports ports = new Ports(coordination, processes, directories, channel, new Board(self), e -> {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.ser.std.ToStringSerializer;
+import dev.vigil.coordination.OwnerId;
 import dev.vigil.supervisor.engine.EngineEvent;
 import dev.vigil.supervisor.engine.Journal;
 import dev.vigil.supervisor.engine.WorkerKey;
@@ -25,14 +26,16 @@ import org.slf4j.LoggerFactory;
  * {@code <home>/logs/journal.jsonl}, e.g.
  *
  * <pre>{@code
- * {"at":1764615396227,"event":"Claimed","run":"t-1.1","lane":"default"}
- * {"at":1764615396569,"event":"Settled","run":"t-1.1","verdict":"SUCCEEDED","diagnosis":"exit code 0","ticketState":"SUCCEEDED"}
+ * {"at":1764615396227,"by":"d-host-4711-73569","event":"Claimed","run":"t-1.1","lane":"default"}
+ * {"at":1764615396569,"by":"d-host-4711-73569","event":"Settled","run":"t-1.1","verdict":"SUCCEEDED",...}
  * }</pre>
  *
  * <ol>
- *   <li>{@code at} is the wall-clock ms of the record, {@code event} the event's name, then the
- *       event's fields by name (ids, lanes, owners and worker keys as their text, e.g.
- *       {@code "t-3.1"} or {@code "service:indexer"}). Readers ignore fields they do not know.
+ *   <li>{@code at} is the wall-clock ms of the record, {@code by} the owner id of the daemon
+ *       incarnation that decided (one file holds the journals of successive daemons on the home),
+ *       {@code event} the event's name, then the event's fields by name (ids, lanes, owners and
+ *       worker keys as their text, e.g. {@code "t-3.1"} or {@code "service:indexer"}). Readers
+ *       ignore fields they do not know.
  *   <li>Each line is written whole and flushed to the operating system before the next decision,
  *       so the journal of a daemon killed with {@code kill -9} ends at its last event.
  *   <li>Bounded: once the file holds {@value #MAX_BYTES} bytes it becomes {@code journal.1.jsonl}
@@ -58,6 +61,7 @@ public final class JournalFile implements Journal {
   private final Path file;
   private final long maxBytes;
   private final LongSupplier wallClock;
+  private final OwnerId by;
   private OutputStream out;
   private long size;
   private boolean failed;
@@ -66,25 +70,28 @@ public final class JournalFile implements Journal {
    * @param logs      the home's {@code logs/} directory
    * @param maxBytes  the rotation size, bytes
    * @param wallClock wall-clock ms, for {@code at}
+   * @param by        the daemon incarnation whose events these are
    */
-  JournalFile(Path logs, long maxBytes, LongSupplier wallClock) {
+  JournalFile(Path logs, long maxBytes, LongSupplier wallClock, OwnerId by) {
     this.file = Objects.requireNonNull(logs, "logs").resolve(NAME);
     if (maxBytes < 1) {
       throw new IllegalArgumentException("maxBytes (" + maxBytes + ") must be >= 1");
     }
     this.maxBytes = maxBytes;
     this.wallClock = Objects.requireNonNull(wallClock, "wallClock");
+    this.by = Objects.requireNonNull(by, "by");
   }
 
-  /** The journal of {@code home}, rotated at {@link #MAX_BYTES}. */
-  public static JournalFile of(Home home) {
-    return new JournalFile(home.logs(), MAX_BYTES, System::currentTimeMillis);
+  /** The journal of the daemon incarnation {@code by} on {@code home}, rotated at {@link #MAX_BYTES}. */
+  public static JournalFile of(Home home, OwnerId by) {
+    return new JournalFile(home.logs(), MAX_BYTES, System::currentTimeMillis, by);
   }
 
-  /** One journal line's object: {@code at}, {@code event}, then the event's fields. */
-  public static ObjectNode toJson(EngineEvent event, long atWallMs) {
+  /** One journal line's object: {@code at}, {@code by}, {@code event}, then the event's fields. */
+  public static ObjectNode toJson(EngineEvent event, long atWallMs, OwnerId by) {
     ObjectNode o = JSON.createObjectNode();
     o.put("at", atWallMs);
+    o.put("by", by.toString());
     o.put("event", event.getClass().getSimpleName());
     o.setAll((ObjectNode) JSON.valueToTree(event));
     return o;
@@ -94,7 +101,7 @@ public final class JournalFile implements Journal {
   public void record(EngineEvent event) {
     byte[] line;
     try {
-      line = (JSON.writeValueAsString(toJson(event, wallClock.getAsLong())) + "\n").getBytes(StandardCharsets.UTF_8);
+      line = (JSON.writeValueAsString(toJson(event, wallClock.getAsLong(), by)) + "\n").getBytes(StandardCharsets.UTF_8);
     } catch (IOException e) {
       fail(e);
       return;

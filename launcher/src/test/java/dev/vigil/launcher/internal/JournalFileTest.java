@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.vigil.coordination.ExitOwner;
 import dev.vigil.coordination.Lane;
+import dev.vigil.coordination.OwnerId;
 import dev.vigil.coordination.ProcessIdentity;
 import dev.vigil.coordination.RunExit;
 import dev.vigil.coordination.RunId;
@@ -40,7 +41,7 @@ class JournalFileTest {
 
   @Test
   void eachEventIsOneJsonLine_withItsTimeNameAndFields_idsAsText_andIsOnDiskBeforeTheNextDecision() throws Exception {
-    JournalFile j = new JournalFile(logs, JournalFile.MAX_BYTES, () -> 1_234L);
+    JournalFile j = new JournalFile(logs, JournalFile.MAX_BYTES, () -> 1_234L, new OwnerId("d-7"));
     j.record(new EngineEvent.Claimed(run, new Lane("batch")));
     j.record(new EngineEvent.ExitTaken(run, ExitOwner.Role.RECOVERY, RunExit.unknown(99)));
     j.record(new EngineEvent.Settled(run, Verdict.FAILED, "exit code 1", TicketState.READY));
@@ -50,7 +51,8 @@ class JournalFileTest {
     assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(f)));
     List<JsonNode> l = lines(f); // not closed: every line was flushed as it was written
     assertEquals(5, l.size());
-    assertEquals("{\"at\":1234,\"event\":\"Claimed\",\"run\":\"t-3.1\",\"lane\":\"batch\"}", l.get(0).toString());
+    assertEquals("{\"at\":1234,\"by\":\"d-7\",\"event\":\"Claimed\",\"run\":\"t-3.1\",\"lane\":\"batch\"}",
+        l.get(0).toString());
     assertEquals("RECOVERY", l.get(1).path("role").asText());
     assertEquals("FAILED", l.get(2).path("verdict").asText());
     assertEquals("READY", l.get(2).path("ticketState").asText());
@@ -66,7 +68,7 @@ class JournalFileTest {
   @Test
   void theJournalIsBounded_oneFileRotatesIntoThePreviousOne() throws Exception {
     long max = 2_000;
-    JournalFile j = new JournalFile(logs, max, () -> 1L);
+    JournalFile j = new JournalFile(logs, max, () -> 1L, new OwnerId("d-7"));
     for (int i = 0; i < 500; i++) {
       j.record(new EngineEvent.Settled(new RunId(new TicketId(i + 1), 1), Verdict.SUCCEEDED, "exit code 0",
           TicketState.SUCCEEDED));
