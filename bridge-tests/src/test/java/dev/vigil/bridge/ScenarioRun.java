@@ -95,7 +95,7 @@ public final class ScenarioRun {
 
   /**
    * Runs {@code scenario} on {@code stack} (closing it) and returns its transcript; the store's
-   * invariants are checked at the end.
+   * invariants are checked at the end, and each one broken is a line of the transcript.
    */
   public static List<String> transcript(Scenario scenario, Stack stack) {
     try (stack) {
@@ -117,6 +117,12 @@ public final class ScenarioRun {
         }
         previous = s;
         step(s);
+      } catch (NotMet e) {
+        // a condition the scenario waits for never came: the transcript says so and ends here,
+        // so that its difference from the expected one shows where the two parted
+        drain();
+        note("9", "! " + e.getMessage());
+        break;
       } catch (RuntimeException | AssertionError e) {
         throw new AssertionError(stack.name() + ": step '" + s.text() + "' failed: " + e.getMessage()
             + "\n  transcript so far:\n" + String.join("\n", render(List.of())), e);
@@ -131,7 +137,9 @@ public final class ScenarioRun {
     }
     Snapshot snapshot = stack.finish();
     end.addAll(finalStore(snapshot));
-    CoordinationInvariants.check(snapshot);
+    for (String broken : CoordinationInvariants.violations(snapshot)) {
+      end.add("! " + rename(broken)); // an invariant the store broke: no expected transcript has one
+    }
     return render(end);
   }
 
@@ -329,11 +337,20 @@ public final class ScenarioRun {
     return kind;
   }
 
+  /** An await whose condition did not hold in time. */
+  private static final class NotMet extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    NotMet(String message) {
+      super(message, null, false, false);
+    }
+  }
+
   private void await(Scenario.Await a) {
     long waited = 0;
     while (!holds(a.condition())) {
       if (waited >= a.withinMs()) {
-        throw new AssertionError("'" + a.text() + "' did not hold within " + Durations.format(a.withinMs()));
+        throw new NotMet("'" + a.text() + "' did not hold within " + Durations.format(a.withinMs()));
       }
       stack.pass(POLL_MS);
       waited += POLL_MS;
