@@ -78,6 +78,11 @@ final class CoordinationScenarios {
       return this;
     }
 
+    Script adoptClaim(String run, OwnerId newOwner, OwnerId deadOwner) {
+      steps.add(new Step.AdoptClaim(RunId.parse(run), newOwner, deadOwner, now, TTL));
+      return this;
+    }
+
     Script renew(String run, OwnerId o) {
       steps.add(new Step.Renew(RunId.parse(run), o, now, TTL));
       return this;
@@ -162,6 +167,13 @@ final class CoordinationScenarios {
         new Script().submit(3).claim(1, A).start("t-1.1", A).at(TTL - 1).renew("t-1.1", A).at(2 * TTL - 1)
             .renew("t-1.1", A).renew("t-1.1", B).at(10 * TTL).renew("t-1.1", A).readopt("t-1.1", B)
             .renew("t-1.1", B).steps);
+    s.put("C3_adoptClaimMovesADeadOwnersClaimOnce_andOnlyTheAdopterStartsIt",
+        new Script().submit(3).claim(1, A).at(10 * TTL).adoptClaim("t-1.1", B, A).adoptClaim("t-1.1", A, A)
+            .start("t-1.1", A).renew("t-1.1", A).renew("t-1.1", B).start("t-1.1", B).adoptClaim("t-1.1", A, B)
+            .adoptClaim("t-1.9", A, B).steps);
+    s.put("Q4_abortClaimForTheFormerOwnerOfAnAdoptedClaimIsRefused",
+        new Script().submit(3).claim(1, A).adoptClaim("t-1.1", B, A).abort("t-1.1", A).abort("t-1.1", B)
+            .abort("t-1.1", B).steps);
     s.put("C4_aRenewalDenialChangesNothing",
         new Script().submit(3).claim(1, A).at(TTL).renew("t-1.1", A).renewAll(A).renewAll(B).steps);
     s.put("C6_supervisorAndRecoveryRaceForTheExit_oneWins",

@@ -18,7 +18,7 @@ public sealed interface Control {
     }
   }
 
-  /** Why an operator verb was refused. */
+  /** Why an operator verb was refused; checked in this order (each verb checks the reasons that apply to it). */
   enum Reason {
     /** No such ticket. */
     NOT_FOUND,

@@ -1,14 +1,20 @@
 package dev.vigil.coordination;
 
-import java.util.List;
-
 /**
  * The only mutation path for tickets, runs and leases. Each verb is one transaction and returns
  * a decision; a denial changes nothing. Time is an argument: {@code nowMs} is wall-clock
- * milliseconds, as stored in {@code notBefore}, {@code createdAt} and lease expiries.
+ * milliseconds, as stored in {@code notBefore}, {@code createdAt} and lease expiries. Every verb
+ * that grants or moves a lease checks {@code nowMs} and {@code ttlMs} with {@link Lease#checkTtl}
+ * (an {@link IllegalArgumentException} before anything is read).
  *
- * <p>Implementations keep the C and Q laws of LAWS.md; {@code dev.vigil.coordination.law.LeaseLaw}
- * is the reference, and {@code CoordinationInvariants} checks any {@link Store}.
+ * <p>Why a verb is refused is decided by {@link Denials}, the same function for every
+ * implementation. Implementations keep the C and Q laws of LAWS.md;
+ * {@code dev.vigil.coordination.law.LeaseLaw} is the reference, and {@code CoordinationInvariants}
+ * checks any {@link Store}.
+ *
+ * <p>No verb decides that an owner is dead: death is decided by the caller, by process identity
+ * (C5). Verbs that act for a dead owner ({@link #adoptClaim}, {@link #abortClaim} by recovery,
+ * {@link Finish#exitOwnerDead()}) take the owner the caller judged, and compare it with the store.
  */
 public interface Coordination {
   /** Read-only view of the same data. */
@@ -27,16 +33,35 @@ public interface Coordination {
   Claim claimByHand(TicketId ticket, OwnerId owner, long nowMs, long ttlMs);
 
   /**
-   * Claims up to {@code max} claimable tickets of {@code lane}, highest priority first, then
-   * oldest, then lowest id; none if the lane is parked. No two owners get the same ticket.
+   * Claims up to {@code max} (at least 1) claimable tickets of {@code lane}, highest priority first,
+   * then oldest, then lowest id; none if the lane is parked. No two owners get the same ticket.
    */
-  List<Claim.Granted> claimNext(Lane lane, OwnerId owner, long nowMs, long ttlMs, int max);
+  Claims claimNext(Lane lane, OwnerId owner, long nowMs, long ttlMs, int max);
 
-  /** Q3: records the worker's identity once it holds its reservation. */
+  /**
+   * Q3: records the worker's identity once it holds its reservation: granted only for a CLAIMED run
+   * never started whose lease {@code owner} holds (lapsed or not).
+   */
   Start start(RunId run, OwnerId owner, RunStart start);
 
-  /** Rolls back a claim whose worker never started. */
+  /**
+   * Rolls back a claim whose worker never started: granted only for a CLAIMED run whose lease
+   * {@code owner} holds (lapsed or not). The daemon that claimed passes itself; recovery acting for
+   * a provably dead owner passes that owner (the owner recorded on the claim), so that a claim
+   * another daemon adopted meanwhile is refused (NOT_OWNER), never rolled back under it.
+   */
   AbortClaim abortClaim(RunId run, OwnerId owner, String why);
+
+  /**
+   * C3: takes over a CLAIMED run whose lease {@code deadOwner} holds (lapsed or not): the run and its
+   * lease then belong to {@code newOwner}, the lease expiring at {@code nowMs + ttlMs}. With
+   * {@link #readopt} (for RUNNING runs) it is the only verb that re-arms a lapsed lease.
+   *
+   * <p>The caller has decided by process identity that {@code deadOwner} is dead (C5); the store
+   * cannot know that. The verb is a compare-and-set on the lease's owner: of two daemons adopting
+   * the same claim, the second is told NOT_OWNER.
+   */
+  AdoptClaim adoptClaim(RunId run, OwnerId newOwner, OwnerId deadOwner, long nowMs, long ttlMs);
 
   /** C3: moves the expiry of a live lease the owner holds. */
   Renewal renew(RunId run, OwnerId owner, long nowMs, long ttlMs);
@@ -58,7 +83,7 @@ public interface Coordination {
 
   Control unpark(TicketId ticket);
 
-  /** READY → HELD with a reason. */
+  /** READY → HELD with a reason (a HELD ticket keeps its reason). */
   Control hold(TicketId ticket, String reason);
 
   /** HELD → READY, spawn failures forgotten (Q8: the only way out of a hand-started hold). */

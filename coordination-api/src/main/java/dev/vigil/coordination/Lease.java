@@ -23,7 +23,7 @@ public record Lease(TicketId ticket, RunId run, OwnerId owner, long expiresAtMs)
   }
 
   /**
-   * Checks the arguments of a verb that grants or renews a lease at {@code nowMs} for
+   * Checks the arguments of a verb that grants, renews or moves a lease at {@code nowMs} for
    * {@code ttlMs}: the ttl must be positive and {@code nowMs + ttlMs} must not overflow.
    *
    * @throws IllegalArgumentException naming the bad value

@@ -3,8 +3,8 @@ package dev.vigil.coordination;
 import java.util.Objects;
 
 /**
- * The decision of {@code readopt}: the only way to re-arm a lapsed lease, for a RUNNING run whose
- * worker the caller found alive by identity (C3, S6).
+ * The decision of {@code readopt}: the way to re-arm a lapsed lease of a RUNNING run whose worker
+ * the caller found alive by identity (C3, S6); a CLAIMED run's lease is moved by {@code adoptClaim}.
  */
 public sealed interface Readopt {
   /** The run and its lease now belong to the caller, expiring at {@code nowMs + ttlMs}. */

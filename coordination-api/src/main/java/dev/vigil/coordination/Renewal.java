@@ -26,7 +26,7 @@ public sealed interface Renewal {
     GONE,
     /** Another owner holds the lease. */
     NOT_OWNER,
-    /** {@code expiresAt <= now}: an expired lease is never renewed, only readopted (C3). */
+    /** {@code expiresAt <= now}: an expired lease is never renewed, only readopted or adopted (C3). */
     EXPIRED
   }
 }

@@ -8,7 +8,8 @@ import java.util.Objects;
  * @param id          the run's id
  * @param attempt     the attempt number it runs as ({@code attemptsUsed + 1} at claim)
  * @param state       its state
- * @param owner       the owner that claimed it, or that last readopted it
+ * @param owner       the owner that claimed it, or that last adopted ({@code adoptClaim}) or readopted it;
+ *                    always the owner of its lease while it holds one
  * @param claimedAtMs wall-clock ms of the claim
  * @param handStarted true when a person started it in the foreground (Q8)
  * @param start       what {@code start} recorded, or {@code null} while CLAIMED (and for a run
@@ -59,7 +60,8 @@ public record Run(
     return new Run(id, attempt, RunState.RUNNING, owner, claimedAtMs, handStarted, newStart, null, null, null, null);
   }
 
-  public Run readoptedBy(OwnerId newOwner) {
+  /** The run under a new owner, as {@code adoptClaim} and {@code readopt} leave it. */
+  public Run ownedBy(OwnerId newOwner) {
     return new Run(id, attempt, state, newOwner, claimedAtMs, handStarted, start, exit, exitOwner, verdict, diagnosis);
   }
 

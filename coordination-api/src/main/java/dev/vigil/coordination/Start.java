@@ -26,7 +26,7 @@ public sealed interface Start {
     ALREADY_STARTED,
     /** The run is not CLAIMED (its claim was rolled back). */
     NOT_CLAIMED,
-    /** The run's lease is held by another owner (recovery readopted it). */
+    /** The caller does not hold the run's lease (recovery adopted the claim for another owner). */
     LEASE_LOST
   }
 }

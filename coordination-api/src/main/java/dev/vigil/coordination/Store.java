@@ -45,6 +45,6 @@ public interface Store {
   /** Every registered owner, in id order. */
   List<Owner> owners();
 
-  /** Tickets, runs, leases and parked lanes, read together. */
+  /** Tickets, runs, leases, parked lanes and owners, read together. */
   Snapshot snapshot();
 }

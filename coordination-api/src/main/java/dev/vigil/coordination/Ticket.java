@@ -1,6 +1,7 @@
 package dev.vigil.coordination;
 
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * A finite unit of work (a task) as stored. Immutable: every verb returns the ticket as it is
@@ -55,9 +56,12 @@ public record Ticket(
     }
   }
 
-  /** True when the ticket may be claimed at {@code nowMs}, ignoring lane parking. */
+  /**
+   * True when the ticket may be claimed at {@code nowMs}, ignoring lane parking: READY, unparked and
+   * due ({@link Denials#claim} finds no reason to refuse it).
+   */
   public boolean claimableAt(long nowMs) {
-    return state == TicketState.READY && !parked && notBeforeMs <= nowMs;
+    return Denials.claim(Optional.of(this), false, false, nowMs).isEmpty();
   }
 
   public Ticket withState(TicketState newState, String newHoldReason) {

@@ -188,11 +188,22 @@ public abstract class CoordinationContract {
         .ticket().id();
     TicketId notDue = submit(new NewTicket(Lane.DEFAULT, "command", "{}", 3, 99, T0 + 60_000, null));
     submit(NewTicket.of(BATCH, "command", "{}"));
-    List<Claim.Granted> got = c.claimNext(Lane.DEFAULT, A, T0 + 10, TTL, 2);
-    assertEquals(List.of(high, low), got.stream().map(g -> g.run().ticket()).toList());
-    assertEquals(List.of(later), c.claimNext(Lane.DEFAULT, B, T0 + 10, TTL, 5).stream()
+    Claims got = c.claimNext(Lane.DEFAULT, A, T0 + 10, TTL, 2);
+    assertEquals(List.of(high, low), got.granted().stream().map(g -> g.run().ticket()).toList());
+    assertEquals(List.of(later), c.claimNext(Lane.DEFAULT, B, T0 + 10, TTL, 5).granted().stream()
         .map(g -> g.run().ticket()).toList());
     assertEquals(TicketState.READY, ticket(notDue).state());
+    assertEquals(Claims.NONE, c.claimNext(Lane.DEFAULT, B, T0 + 10, TTL, 5), "nothing left that is due");
+  }
+
+  @Test
+  void claimNext_grantsWhatClaimWouldGrant_aRunAndItsLeasePerTicket() {
+    TicketId t = submit();
+    Claims got = c.claimNext(Lane.DEFAULT, A, T0, TTL, 3);
+    RunId run = new RunId(t, 1);
+    assertEquals(new Claims(List.of(new Claim.Granted(Run.claimed(run, 1, A, T0, false), new Lease(t, run, A, T0 + TTL)))),
+        got);
+    assertEquals(got.granted().get(0).lease(), c.store().lease(t).orElseThrow());
   }
 
   // ---- start (Q3) ----
@@ -231,6 +242,110 @@ public abstract class CoordinationContract {
     Ticket released = assertInstanceOf(Control.Done.class, c.release(t)).ticket();
     assertEquals(0, released.spawnFailures());
     assertEquals(TicketState.READY, released.state());
+  }
+
+  @Test
+  void abortClaim_isGranted_toTheOwnerNamedOnAClaimWhoseLeaseLapsed() {
+    TicketId t = submit();
+    RunId run = claim(t, A, T0).run().id();
+    assertInstanceOf(Renewal.Denied.class, c.renew(run, A, T0 + 10 * TTL, TTL), "the lease lapsed");
+    AbortClaim.Aborted a = assertInstanceOf(AbortClaim.Aborted.class, c.abortClaim(run, A, "owner is gone"));
+    assertEquals(Run.claimed(run, 1, A, T0, false).settled(Verdict.ABANDONED, "owner is gone"), a.run());
+    assertEquals(TicketState.READY, a.ticket().state());
+    assertTrue(c.store().lease(t).isEmpty(), "C7: the lease goes with the rolled-back claim");
+  }
+
+  @Test
+  void abortClaim_isDenied_forAnUnknownRun_aStartedRun_andAnOwnerThatDoesNotHoldTheLease_changingNothing() {
+    TicketId t = submit();
+    RunId run = claim(t, A, T0).run().id();
+    Snapshot before = c.store().snapshot();
+    assertEquals(new AbortClaim.Denied(AbortClaim.Reason.NOT_FOUND), c.abortClaim(new RunId(t, 4), A, "x"));
+    assertEquals(before, c.store().snapshot(), "a denial changes nothing");
+    assertEquals(new AbortClaim.Denied(AbortClaim.Reason.NOT_OWNER), c.abortClaim(run, B, "x"));
+    assertEquals(before, c.store().snapshot(), "a denial changes nothing");
+    c.start(run, A, runStart(T0));
+    Snapshot started = c.store().snapshot();
+    assertEquals(new AbortClaim.Denied(AbortClaim.Reason.NOT_CLAIMED), c.abortClaim(run, A, "x"));
+    assertEquals(started, c.store().snapshot(), "a denial changes nothing");
+  }
+
+  @Test
+  void abortClaim_forTheFormerOwnerOfAClaimAnotherDaemonAdopted_isDenied_andTheAdopterMayAbortIt() {
+    TicketId t = submit();
+    RunId run = claim(t, A, T0).run().id();
+    assertInstanceOf(AdoptClaim.Adopted.class, c.adoptClaim(run, B, A, T0 + 1, TTL));
+    Snapshot adopted = c.store().snapshot();
+    assertEquals(new AbortClaim.Denied(AbortClaim.Reason.NOT_OWNER), c.abortClaim(run, A, "owner A is gone"),
+        "the abort for A compares A with the lease's owner and finds B");
+    assertEquals(adopted, c.store().snapshot(), "a denial changes nothing");
+    assertInstanceOf(AbortClaim.Aborted.class, c.abortClaim(run, B, "handoff timed out"));
+  }
+
+  // ---- adoptClaim (C3) ----
+
+  @Test
+  void C3_adoptClaim_movesALapsedClaimFromItsDeadOwner_andOnlyTheNewOwnerStartsAndRenewsIt() {
+    TicketId t = submit();
+    RunId run = claim(t, A, T0).run().id();
+    long late = T0 + 10 * TTL;
+    AdoptClaim.Adopted a = assertInstanceOf(AdoptClaim.Adopted.class, c.adoptClaim(run, B, A, late, TTL));
+    assertEquals(Run.claimed(run, 1, B, T0, false), a.run(), "the run's owner moves with its lease");
+    assertEquals(new Lease(t, run, B, late + TTL), a.lease());
+    assertEquals(a.lease(), c.store().lease(t).orElseThrow());
+    assertEquals(a.run(), c.store().run(run).orElseThrow());
+    assertEquals(TicketState.LEASED, ticket(t).state());
+    assertEquals(Renewal.Reason.NOT_OWNER,
+        assertInstanceOf(Renewal.Denied.class, c.renew(run, A, late, TTL)).reason());
+    assertEquals(Start.Reason.LEASE_LOST,
+        assertInstanceOf(Start.Denied.class, c.start(run, A, runStart(late))).reason());
+    assertInstanceOf(Renewal.Renewed.class, c.renew(run, B, late + 1, TTL));
+    Run started = assertInstanceOf(Start.Started.class, c.start(run, B, runStart(late))).run();
+    assertEquals(B, started.owner());
+  }
+
+  @Test
+  void C3_adoptClaim_ofALiveLease_isGrantedToo_andTheExpiryIsNowPlusTtl() {
+    TicketId t = submit();
+    RunId run = claim(t, A, T0).run().id();
+    AdoptClaim.Adopted a = assertInstanceOf(AdoptClaim.Adopted.class, c.adoptClaim(run, B, A, T0 + 5, 7_000));
+    assertEquals(new Lease(t, run, B, T0 + 5 + 7_000), a.lease());
+  }
+
+  @Test
+  void C3_adoptClaim_isDenied_forAnUnknownRun_aStartedRun_aSettledRun_andAnOwnerThatDoesNotHoldTheLease() {
+    TicketId t = submit();
+    RunId run = claim(t, A, T0).run().id();
+    Snapshot before = c.store().snapshot();
+    assertEquals(new AdoptClaim.Denied(AdoptClaim.Reason.NOT_FOUND), c.adoptClaim(new RunId(t, 3), B, A, T0, TTL));
+    assertEquals(before, c.store().snapshot(), "a denial changes nothing");
+    assertEquals(new AdoptClaim.Denied(AdoptClaim.Reason.NOT_OWNER), c.adoptClaim(run, A, B, T0, TTL),
+        "B does not hold the lease, whatever the caller believes about B");
+    assertEquals(before, c.store().snapshot(), "a denial changes nothing");
+    c.start(run, A, runStart(T0));
+    Snapshot started = c.store().snapshot();
+    assertEquals(new AdoptClaim.Denied(AdoptClaim.Reason.NOT_CLAIMED), c.adoptClaim(run, B, A, T0, TTL),
+        "a RUNNING run is readopted, never adopted as a claim");
+    assertEquals(started, c.store().snapshot(), "a denial changes nothing");
+
+    TicketId other = submit();
+    RunId aborted = claim(other, A, T0).run().id();
+    c.abortClaim(aborted, A, "launch failed");
+    Snapshot settled = c.store().snapshot();
+    assertEquals(new AdoptClaim.Denied(AdoptClaim.Reason.NOT_CLAIMED), c.adoptClaim(aborted, B, A, T0, TTL));
+    assertEquals(settled, c.store().snapshot(), "a denial changes nothing");
+  }
+
+  @Test
+  void C3_ofTwoDaemonsAdoptingOneClaimFromItsDeadOwner_theSecondIsToldNotOwner() {
+    TicketId t = submit();
+    RunId run = claim(t, A, T0).run().id();
+    OwnerId gamma = new OwnerId("d-gamma");
+    assertInstanceOf(AdoptClaim.Adopted.class, c.adoptClaim(run, B, A, T0 + 1, TTL));
+    Snapshot first = c.store().snapshot();
+    assertEquals(new AdoptClaim.Denied(AdoptClaim.Reason.NOT_OWNER), c.adoptClaim(run, gamma, A, T0 + 2, TTL));
+    assertEquals(first, c.store().snapshot(), "a denial changes nothing");
+    assertEquals(B, c.store().lease(t).orElseThrow().owner());
   }
 
   // ---- renew and readopt (C3, C4) ----
@@ -515,6 +630,8 @@ public abstract class CoordinationContract {
     assertThrows(IllegalArgumentException.class, () -> c.renew(run, A, late, TTL));
     assertThrows(IllegalArgumentException.class, () -> c.renewAll(A, T0, -1));
     assertThrows(IllegalArgumentException.class, () -> c.readopt(run, A, Long.MAX_VALUE, 1));
+    assertThrows(IllegalArgumentException.class, () -> c.adoptClaim(run, B, A, T0, 0));
+    assertThrows(IllegalArgumentException.class, () -> c.adoptClaim(run, B, A, late, TTL));
     assertEquals(T0 + TTL, c.store().lease(t).orElseThrow().expiresAtMs(), "the lease is as granted");
   }
 

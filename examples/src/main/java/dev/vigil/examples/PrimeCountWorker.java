@@ -18,8 +18,9 @@ import dev.vigil.worker.WorkerType;
  *       reports it; the type never touches the run directory's bookkeeping.
  * </ol>
  *
- * <p>Registered in {@code META-INF/services/dev.vigil.worker.WorkerType}; the worker host finds it
- * when this jar is on the worker's classpath.
+ * <p>A configuration declares it by class, with this module's jar as the type's classpath (see
+ * {@code examples/vigil.json}); the daemon checks the class when it starts, and each worker host of
+ * the type loads it.
  */
 public final class PrimeCountWorker implements WorkerType {
   /** The largest accepted bound. */

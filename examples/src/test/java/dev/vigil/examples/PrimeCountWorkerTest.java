@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.vigil.coordination.RunId;
 import dev.vigil.coordination.TicketId;
+import dev.vigil.supervisor.engine.WorkerTypeSpec;
 import dev.vigil.worker.Outcome;
 import dev.vigil.worker.host.WorkerArgs;
 import dev.vigil.worker.process.LaunchedWorker;
@@ -20,8 +21,10 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The example type runs in a real worker host, found by ServiceLoader on the worker's classpath. */
+/** The example type runs in a real worker host, which loads the class the type declares. */
 class PrimeCountWorkerTest {
+  private static final WorkerTypeSpec.Declared DECLARED = new WorkerTypeSpec.Declared(PrimeCountWorker.class.getName());
+
   @TempDir Path home;
 
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -33,9 +36,9 @@ class PrimeCountWorkerTest {
       RunId bad = new RunId(new TicketId(2), 1);
       Subject goodSubject = new Subject.Run(good.toString());
       Subject badSubject = new Subject.Run(bad.toString());
-      LaunchedWorker g = Workers.launch(WorkerArgs.task(home, good, 1, "prime-count", TestDaemon.BUILD),
+      LaunchedWorker g = Workers.launch(WorkerArgs.task(home, good, 1, "prime-count", DECLARED, TestDaemon.BUILD),
           daemon.register(goodSubject), JSON.readTree("{\"below\": 100000}"));
-      LaunchedWorker b = Workers.launch(WorkerArgs.task(home, bad, 1, "prime-count", TestDaemon.BUILD),
+      LaunchedWorker b = Workers.launch(WorkerArgs.task(home, bad, 1, "prime-count", DECLARED, TestDaemon.BUILD),
           daemon.register(badSubject), JSON.readTree("{\"below\": \"lots\"}"));
 
       Message.Progress p = daemon.await(goodSubject, Message.Progress.class);

@@ -168,7 +168,7 @@ public final class Main implements Runnable {
 
     @Override
     public Integer call() {
-      Main.config(config);
+      Daemon.checkWorkerTypes(Main.config(config)); // before an older daemon is replaced: nothing changes
       long pid = Up.up(home(), config == null ? null : config.toAbsolutePath());
       out().println("pid " + pid);
       return 0;

@@ -13,12 +13,12 @@ import dev.vigil.launcher.internal.Wire;
 import dev.vigil.supervisor.engine.Command;
 import dev.vigil.supervisor.engine.Reply;
 import dev.vigil.supervisor.engine.Status;
+import dev.vigil.supervisor.engine.WorkerTypeSpec;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -40,9 +40,11 @@ public final class Vigil implements AutoCloseable {
   private static final long CALL_WAIT_S = 120;
 
   private final Daemon daemon;
+  private final VigilConfig config;
 
-  private Vigil(Daemon daemon) {
+  private Vigil(Daemon daemon, VigilConfig config) {
     this.daemon = daemon;
+    this.config = config;
   }
 
   public static Builder builder() {
@@ -53,8 +55,7 @@ public final class Vigil implements AutoCloseable {
   public static final class Builder {
     private Path home;
     private Path configFile;
-    private final List<VigilConfig.WorkerTypeSpec> typeSpecs = new ArrayList<>();
-    private final List<String> typeNames = new ArrayList<>();
+    private final List<WorkerTypeSpec> types = new ArrayList<>();
 
     private Builder() {}
 
@@ -71,13 +72,16 @@ public final class Vigil implements AutoCloseable {
     }
 
     /**
-     * A custom worker type: a {@code dev.vigil.worker.WorkerType} named {@code name}, class
-     * {@code className}, loaded by the worker host from this JVM's classpath plus {@code classpath}.
+     * A custom worker type called {@code name} (in place of a configured type of that name): the
+     * {@code dev.vigil.worker.WorkerType} class {@code className}, with a public no-argument constructor,
+     * which each worker host of this type loads from this JVM's classpath plus {@code classpath} (no
+     * other type's entries). {@link #start} refuses to start when the class is not found there or is
+     * no worker type.
+     *
+     * @throws IllegalArgumentException naming the field, when the name or the class name is malformed
      */
     public Builder workerType(String name, String className, List<String> classpath) {
-      typeNames.add(Objects.requireNonNull(name, "name"));
-      typeSpecs.add(new VigilConfig.WorkerTypeSpec(null, Objects.requireNonNull(className, "className"),
-          classpath, 75));
+      types.add(WorkerTypeSpec.declared(name, className, classpath));
       return this;
     }
 
@@ -85,22 +89,17 @@ public final class Vigil implements AutoCloseable {
      * Starts the daemon and returns once it serves.
      *
      * @throws IllegalStateException with a one-line message when it is refused (another daemon on
-     *                               the home, D2) or the home or store cannot be opened
+     *                               the home, D2), a worker type's class cannot be run, or the home
+     *                               or store cannot be opened
      */
     public Vigil start() {
       Objects.requireNonNull(home, "home");
       VigilConfig c = configFile == null ? VigilConfig.defaults() : ConfigLoader.load(configFile);
-      if (!typeNames.isEmpty()) {
-        TreeMap<String, VigilConfig.WorkerTypeSpec> types = new TreeMap<>(c.workerTypes());
-        for (int i = 0; i < typeNames.size(); i++) {
-          types.put(typeNames.get(i), typeSpecs.get(i));
-        }
-        // the file alone no longer describes this configuration: nothing to record for a relaunch
-        c = new VigilConfig(c.lanes(), c.maxAttempts(), c.retry(), c.durability(), types, c.services(), c.timeouts(),
-            Optional.empty());
+      for (WorkerTypeSpec t : types) {
+        c = c.withWorkerType(t);
       }
       try {
-        return new Vigil(Daemon.start(new Home(home), c));
+        return new Vigil(Daemon.start(new Home(home), c), c);
       } catch (Daemon.Refused e) {
         throw new IllegalStateException(e.getMessage(), e);
       }
@@ -116,13 +115,16 @@ public final class Vigil implements AutoCloseable {
     throw new IllegalArgumentException(message(r));
   }
 
-  /** Queues an OS command on the {@code default} lane (the built-in {@code command} type). */
+  /**
+   * Queues an OS command on the {@code default} lane (the built-in {@code command} type), with the
+   * configured attempts; its exit code that means stalled is the type's configured one.
+   */
   public TicketId submit(List<String> argv) {
     var payload = Wire.JSON.createObjectNode();
     var a = payload.putArray("argv");
     argv.forEach(a::add);
-    payload.put("stallCode", 75);
-    return submit(NewTicket.of(Lane.DEFAULT, VigilConfig.COMMAND, payload.toString()));
+    return submit(new NewTicket(Lane.DEFAULT, WorkerTypeSpec.COMMAND, payload.toString(), config.maxAttempts(), 0, 0,
+        null));
   }
 
   /** One ticket, or empty when there is no such ticket. */

@@ -256,6 +256,22 @@ class CliEndToEndTest {
   }
 
   @Test
+  void aWorkerTypeWhoseClassIsMissing_daemonAndUpExit2_namingTheType_andNothingStarts() throws Exception {
+    Path home = newHome("h5b");
+    Path missing = tmp.resolve("missing-class.json");
+    Files.writeString(missing, "{ \"workerTypes\": { \"mine\": { \"class\": \"com.example.Missing\" } } }");
+    Result daemon = vigil(home, "daemon", "--config", missing.toString());
+    assertEquals(2, daemon.code(), daemon.err());
+    assertEquals(1, daemon.err().trim().lines().count(), daemon.err());
+    assertTrue(daemon.err().contains("worker type 'mine'"), daemon.err());
+    Result up = vigil(home, "up", "--config", missing.toString());
+    assertEquals(2, up.code(), up.err());
+    assertEquals(1, up.err().trim().lines().count(), up.err());
+    assertTrue(up.err().contains("worker type 'mine'"), up.err());
+    assertEquals(4, vigil(home, "status").code(), "nothing started");
+  }
+
+  @Test
   void sigtermOfAForegroundDaemon_leavesTheWorkerRunning_andTheNextDaemonCollectsIt() throws Exception {
     Path home = newHome("h6");
     Path starts = tmp.resolve("starts6.log");

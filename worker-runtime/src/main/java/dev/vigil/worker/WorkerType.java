@@ -1,18 +1,22 @@
 package dev.vigil.worker;
 
 /**
- * A kind of work a worker process can do, named in tickets and sessions by {@link #name()}. The
- * worker host finds implementations with {@link java.util.ServiceLoader} (a
- * {@code META-INF/services/dev.vigil.worker.WorkerType} file on the worker's classpath) and calls
- * {@link #run} once per worker process, on a thread of its own, only after the daemon confirmed the
- * run's start (Q3).
+ * A kind of work a worker process can do. A configuration declares each custom type by class, under
+ * the name tickets and services use ({@code "workerTypes": {"mine": {"class": "com.example.Mine",
+ * "classpath": [...]}}}); the daemon checks at start that the class loads from Vigil's classpath plus
+ * the type's entries, and each worker host of the type loads exactly that class and calls {@link #run}
+ * once per worker process, on a thread of its own, only after the daemon confirmed the run's start
+ * (Q3).
  *
- * <p>An implementation must have a public no-argument constructor, keep no state between
- * processes except through its own storage, and return promptly once {@link
+ * <p>An implementation must be a public class with a public no-argument constructor, keep no state
+ * between processes except through its own storage, and return promptly once {@link
  * WorkContext#stopRequested()} turns true. The name {@code command} is the built-in command type.
  */
 public interface WorkerType {
-  /** The type's name: letters, digits, {@code .}, {@code _} and {@code -}. */
+  /**
+   * The type's own name, for the worker's messages (letters, digits, {@code .}, {@code _} and
+   * {@code -}); tickets and services use the name the configuration gives it.
+   */
   String name();
 
   /**

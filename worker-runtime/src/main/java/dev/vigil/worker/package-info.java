@@ -1,2 +1,2 @@
-/** The Worker SPI: a custom worker type implements {@link dev.vigil.worker.WorkerType} and is found by {@link java.util.ServiceLoader}. */
+/** The Worker SPI: a custom worker type implements {@link dev.vigil.worker.WorkerType}, and a configuration declares its class and classpath. */
 package dev.vigil.worker;

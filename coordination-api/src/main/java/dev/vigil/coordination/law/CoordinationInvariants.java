@@ -66,6 +66,9 @@ public final class CoordinationInvariants {
         out.add("C1 one lease: lease of " + l.ticket() + " names unknown run " + l.run());
       } else if (!r.state().holdsLease()) {
         out.add("C7 release on settle: run " + l.run() + " is " + r.state() + " but still holds a lease");
+      } else if (!r.owner().equals(l.owner())) {
+        out.add("C3 strict renewal: the lease of run " + l.run() + " is held by " + l.owner()
+            + " but the run names owner " + r.owner() + " (a run and its lease change owner together)");
       }
       Ticket t = tickets.get(l.ticket());
       if (t == null || t.state() != TicketState.LEASED) {

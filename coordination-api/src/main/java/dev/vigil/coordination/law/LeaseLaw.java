@@ -1,9 +1,12 @@
 package dev.vigil.coordination.law;
 
 import dev.vigil.coordination.AbortClaim;
+import dev.vigil.coordination.AdoptClaim;
 import dev.vigil.coordination.Claim;
+import dev.vigil.coordination.Claims;
 import dev.vigil.coordination.Control;
 import dev.vigil.coordination.Coordination;
+import dev.vigil.coordination.Denials;
 import dev.vigil.coordination.Exit;
 import dev.vigil.coordination.ExitOwner;
 import dev.vigil.coordination.Finish;
@@ -20,7 +23,6 @@ import dev.vigil.coordination.RunExit;
 import dev.vigil.coordination.RunId;
 import dev.vigil.coordination.RunQuery;
 import dev.vigil.coordination.RunStart;
-import dev.vigil.coordination.RunState;
 import dev.vigil.coordination.Settlement;
 import dev.vigil.coordination.Snapshot;
 import dev.vigil.coordination.Start;
@@ -44,17 +46,22 @@ import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.Function;
+import java.util.function.UnaryOperator;
 
 /**
  * The reference model of {@link Coordination} and {@link Store}: plain maps, one lock, every law
  * checked in the most direct way. Written to be obviously right, not fast.
  *
- * <p>It keeps C1 (one lease per ticket and per run: leases are a map keyed by ticket, and a run's
- * lease is found by scanning), C2 (claim checks state, parking and due time before changing
- * anything), C3 (renew only while {@code expiresAt > now}; readopt only for RUNNING runs), C6
- * (takeExit only from RUNNING), C7 (leases removed only by finish and abortClaim), C8 (finish
- * only from EXITED), Q1/Q2/Q5/Q7/Q8 (through {@link RetryPolicy}) and Q9 (parked tickets and lanes
- * are never claimed).
+ * <p>Every verb first asks {@link Denials} whether it is refused, and changes nothing when it is.
+ * It keeps C1 (one lease per ticket and per run: leases are a map keyed by ticket, and a run's
+ * lease is the one of its ticket that names it), C2 (claim checks state, parking and due time
+ * before changing anything), C3 (renew only while {@code expiresAt > now}; only readopt, for
+ * RUNNING runs, and adoptClaim, for CLAIMED runs from the owner that holds the lease, re-arm a
+ * lapsed lease; a run's owner and its lease's owner move together), C6 (takeExit only from
+ * RUNNING), C7 (leases removed only by finish and abortClaim), C8 (finish only from EXITED),
+ * Q1/Q2/Q5/Q7/Q8 (through {@link RetryPolicy}) and Q9 (parked tickets and lanes are never
+ * claimed).
  */
 public final class LeaseLaw implements Coordination, Store {
   /** Claims rolled back before a ticket is HELD ({@link RetryPolicy#MAX_SPAWN_FAILURES}). */
@@ -117,20 +124,10 @@ public final class LeaseLaw implements Coordination, Store {
   private Claim claim(TicketId id, OwnerId owner, long nowMs, long ttlMs, boolean byHand) {
     Lease.checkTtl(nowMs, ttlMs);
     Ticket t = tickets.get(id);
-    if (t == null) {
-      return new Claim.Denied(Claim.Reason.NOT_FOUND);
-    }
-    if (t.state() == TicketState.LEASED) {
-      return new Claim.Denied(Claim.Reason.LEASED);
-    }
-    if (t.state() != TicketState.READY) {
-      return new Claim.Denied(Claim.Reason.NOT_READY);
-    }
-    if (t.parked() || parkedLanes.contains(t.lane())) {
-      return new Claim.Denied(Claim.Reason.PARKED);
-    }
-    if (t.notBeforeMs() > nowMs) {
-      return new Claim.Denied(Claim.Reason.NOT_DUE);
+    Optional<Claim.Reason> denial = Denials.claim(Optional.ofNullable(t), leases.containsKey(id),
+        t != null && parkedLanes.contains(t.lane()), nowMs);
+    if (denial.isPresent()) {
+      return new Claim.Denied(denial.get());
     }
     return grant(t, owner, nowMs, ttlMs, byHand);
   }
@@ -146,17 +143,16 @@ public final class LeaseLaw implements Coordination, Store {
   }
 
   @Override
-  public synchronized List<Claim.Granted> claimNext(Lane lane, OwnerId owner, long nowMs, long ttlMs, int max) {
+  public synchronized Claims claimNext(Lane lane, OwnerId owner, long nowMs, long ttlMs, int max) {
     Lease.checkTtl(nowMs, ttlMs);
     if (max < 1) {
       throw new IllegalArgumentException("max (" + max + ") must be >= 1");
     }
-    if (parkedLanes.contains(lane)) {
-      return List.of();
-    }
+    boolean laneParked = parkedLanes.contains(lane);
     List<Ticket> due = new ArrayList<>();
     for (Ticket t : tickets.values()) {
-      if (t.lane().equals(lane) && t.claimableAt(nowMs)) {
+      if (t.lane().equals(lane)
+          && Denials.claim(Optional.of(t), leases.containsKey(t.id()), laneParked, nowMs).isEmpty()) {
         due.add(t);
       }
     }
@@ -165,7 +161,7 @@ public final class LeaseLaw implements Coordination, Store {
     for (Ticket t : due.subList(0, Math.min(max, due.size()))) {
       granted.add(grant(t, owner, nowMs, ttlMs, false));
     }
-    return granted;
+    return new Claims(granted);
   }
 
   /** Highest priority first, then oldest, then lowest id. */
@@ -175,19 +171,11 @@ public final class LeaseLaw implements Coordination, Store {
 
   @Override
   public synchronized Start start(RunId runId, OwnerId owner, RunStart start) {
+    Objects.requireNonNull(start, "start");
     Run run = runs.get(runId);
-    if (run == null) {
-      return new Start.Denied(Start.Reason.NOT_FOUND);
-    }
-    if (run.start() != null) {
-      return new Start.Denied(Start.Reason.ALREADY_STARTED);
-    }
-    if (run.state() != RunState.CLAIMED) {
-      return new Start.Denied(Start.Reason.NOT_CLAIMED);
-    }
-    Lease lease = leases.get(run.ticket());
-    if (lease == null || !lease.run().equals(runId) || !lease.owner().equals(owner)) {
-      return new Start.Denied(Start.Reason.LEASE_LOST);
+    Optional<Start.Reason> denial = Denials.start(Optional.ofNullable(run), leaseOfRun(runId), owner);
+    if (denial.isPresent()) {
+      return new Start.Denied(denial.get());
     }
     Run started = run.started(start);
     runs.put(runId, started);
@@ -198,11 +186,9 @@ public final class LeaseLaw implements Coordination, Store {
   public synchronized AbortClaim abortClaim(RunId runId, OwnerId owner, String why) {
     Objects.requireNonNull(why, "why");
     Run run = runs.get(runId);
-    if (run == null) {
-      return new AbortClaim.Denied(AbortClaim.Reason.NOT_FOUND);
-    }
-    if (run.state() != RunState.CLAIMED) {
-      return new AbortClaim.Denied(AbortClaim.Reason.NOT_CLAIMED);
+    Optional<AbortClaim.Reason> denial = Denials.abortClaim(Optional.ofNullable(run), leaseOfRun(runId), owner);
+    if (denial.isPresent()) {
+      return new AbortClaim.Denied(denial.get());
     }
     Run abandoned = run.settled(Verdict.ABANDONED, why);
     runs.put(runId, abandoned);
@@ -213,18 +199,27 @@ public final class LeaseLaw implements Coordination, Store {
   }
 
   @Override
+  public synchronized AdoptClaim adoptClaim(RunId runId, OwnerId newOwner, OwnerId deadOwner, long nowMs, long ttlMs) {
+    Objects.requireNonNull(newOwner, "newOwner");
+    Lease.checkTtl(nowMs, ttlMs);
+    Run run = runs.get(runId);
+    Optional<AdoptClaim.Reason> denial = Denials.adoptClaim(Optional.ofNullable(run), leaseOfRun(runId), deadOwner);
+    if (denial.isPresent()) {
+      return new AdoptClaim.Denied(denial.get());
+    }
+    Lease moved = moveTo(run, newOwner, nowMs + ttlMs);
+    return new AdoptClaim.Adopted(runs.get(runId), moved);
+  }
+
+  @Override
   public synchronized Renewal renew(RunId runId, OwnerId owner, long nowMs, long ttlMs) {
     Lease.checkTtl(nowMs, ttlMs);
-    Lease lease = leaseOfRun(runId);
-    if (lease == null) {
-      return new Renewal.Denied(Renewal.Reason.GONE);
+    Optional<Lease> found = leaseOfRun(runId);
+    Optional<Renewal.Reason> denial = Denials.renew(found, owner, nowMs);
+    if (denial.isPresent()) {
+      return new Renewal.Denied(denial.get());
     }
-    if (!lease.owner().equals(owner)) {
-      return new Renewal.Denied(Renewal.Reason.NOT_OWNER);
-    }
-    if (lease.expiresAtMs() <= nowMs) {
-      return new Renewal.Denied(Renewal.Reason.EXPIRED);
-    }
+    Lease lease = found.get();
     Lease renewed = new Lease(lease.ticket(), runId, owner, nowMs + ttlMs);
     leases.put(lease.ticket(), renewed);
     return new Renewal.Renewed(renewed);
@@ -245,23 +240,23 @@ public final class LeaseLaw implements Coordination, Store {
 
   @Override
   public synchronized Readopt readopt(RunId runId, OwnerId owner, long nowMs, long ttlMs) {
+    Objects.requireNonNull(owner, "owner");
     Lease.checkTtl(nowMs, ttlMs);
     Run run = runs.get(runId);
-    if (run == null) {
-      return new Readopt.Denied(Readopt.Reason.GONE);
+    Optional<Readopt.Reason> denial = Denials.readopt(Optional.ofNullable(run), leaseOfRun(runId));
+    if (denial.isPresent()) {
+      return new Readopt.Denied(denial.get());
     }
-    if (run.state() != RunState.RUNNING) {
-      return new Readopt.Denied(Readopt.Reason.NOT_RUNNING);
-    }
-    Lease lease = leaseOfRun(runId);
-    if (lease == null) {
-      return new Readopt.Denied(Readopt.Reason.GONE);
-    }
-    Run readopted = run.readoptedBy(owner);
-    Lease rearmed = new Lease(lease.ticket(), runId, owner, nowMs + ttlMs);
-    runs.put(runId, readopted);
-    leases.put(lease.ticket(), rearmed);
-    return new Readopt.Readopted(readopted, rearmed);
+    Lease rearmed = moveTo(run, owner, nowMs + ttlMs);
+    return new Readopt.Readopted(runs.get(runId), rearmed);
+  }
+
+  /** The run and its lease change owner together (adoptClaim, readopt); returns the new lease. */
+  private Lease moveTo(Run run, OwnerId owner, long expiresAtMs) {
+    Lease lease = new Lease(run.ticket(), run.id(), owner, expiresAtMs);
+    runs.put(run.id(), run.ownedBy(owner));
+    leases.put(run.ticket(), lease);
+    return lease;
   }
 
   @Override
@@ -269,14 +264,9 @@ public final class LeaseLaw implements Coordination, Store {
     Objects.requireNonNull(claimant, "claimant");
     Objects.requireNonNull(exit, "exit");
     Run run = runs.get(runId);
-    if (run == null) {
-      return new Exit.Denied(Exit.Reason.NOT_FOUND, null);
-    }
-    if (run.exitOwner() != null) {
-      return new Exit.Denied(Exit.Reason.ALREADY_TAKEN, run.exitOwner());
-    }
-    if (run.state() != RunState.RUNNING) {
-      return new Exit.Denied(Exit.Reason.NOT_RUNNING, null);
+    Optional<Exit.Denied> denial = Denials.takeExit(Optional.ofNullable(run));
+    if (denial.isPresent()) {
+      return denial.get();
     }
     Run exited = run.exited(exit, claimant);
     runs.put(runId, exited);
@@ -286,17 +276,9 @@ public final class LeaseLaw implements Coordination, Store {
   @Override
   public synchronized Settlement finish(Finish f, long nowMs) {
     Run run = runs.get(f.run());
-    if (run == null) {
-      return new Settlement.Denied(Settlement.Reason.NOT_FOUND);
-    }
-    if (run.state() == RunState.SETTLED) {
-      return new Settlement.Denied(Settlement.Reason.ALREADY_SETTLED);
-    }
-    if (run.state() != RunState.EXITED) {
-      return new Settlement.Denied(Settlement.Reason.NOT_EXITED);
-    }
-    if (!run.exitOwner().equals(f.claimant()) && !f.exitOwnerDead()) {
-      return new Settlement.Denied(Settlement.Reason.NOT_EXIT_OWNER);
+    Optional<Settlement.Reason> denial = Denials.finish(Optional.ofNullable(run), f);
+    if (denial.isPresent()) {
+      return new Settlement.Denied(denial.get());
     }
     Ticket t = tickets.get(run.ticket());
     TicketMove move = policy.decide(t, run.handStarted(), f.verdict(), f.diagnosis(), f.stallUntilMs(), nowMs);
@@ -319,75 +301,39 @@ public final class LeaseLaw implements Coordination, Store {
 
   @Override
   public synchronized Control park(TicketId id) {
-    Ticket t = tickets.get(id);
-    if (t == null) {
-      return new Control.Denied(Control.Reason.NOT_FOUND);
-    }
-    if (t.state().terminal()) {
-      return new Control.Denied(Control.Reason.TERMINAL);
-    }
-    return done(t.withParked(true));
+    return apply(id, Denials::park, t -> t.withParked(true));
   }
 
   @Override
   public synchronized Control unpark(TicketId id) {
-    Ticket t = tickets.get(id);
-    if (t == null) {
-      return new Control.Denied(Control.Reason.NOT_FOUND);
-    }
-    if (t.state().terminal()) {
-      return new Control.Denied(Control.Reason.TERMINAL);
-    }
-    return done(t.withParked(false));
+    return apply(id, Denials::park, t -> t.withParked(false));
   }
 
   @Override
   public synchronized Control hold(TicketId id, String reason) {
     Objects.requireNonNull(reason, "reason");
-    Ticket t = tickets.get(id);
-    if (t == null) {
-      return new Control.Denied(Control.Reason.NOT_FOUND);
-    }
-    if (t.state().terminal()) {
-      return new Control.Denied(Control.Reason.TERMINAL);
-    }
-    if (t.state() == TicketState.LEASED) {
-      return new Control.Denied(Control.Reason.LEASED);
-    }
-    if (t.state() == TicketState.HELD) {
-      return new Control.Done(t);
-    }
-    return done(t.withState(TicketState.HELD, reason));
+    return apply(id, Denials::hold, t -> t.state() == TicketState.HELD ? t : t.withState(TicketState.HELD, reason));
   }
 
   @Override
   public synchronized Control release(TicketId id) {
-    Ticket t = tickets.get(id);
-    if (t == null) {
-      return new Control.Denied(Control.Reason.NOT_FOUND);
-    }
-    if (t.state() != TicketState.HELD) {
-      return new Control.Denied(Control.Reason.NOT_HELD);
-    }
-    return done(t.withState(TicketState.READY, null).withSpawnFailures(0));
+    return apply(id, Denials::release, t -> t.withState(TicketState.READY, null).withSpawnFailures(0));
   }
 
   @Override
   public synchronized Control cancel(TicketId id) {
-    Ticket t = tickets.get(id);
-    if (t == null) {
-      return new Control.Denied(Control.Reason.NOT_FOUND);
-    }
-    if (t.state().terminal()) {
-      return new Control.Denied(Control.Reason.TERMINAL);
-    }
-    if (t.state() == TicketState.LEASED) {
-      return new Control.Denied(Control.Reason.LEASED);
-    }
-    return done(t.withState(TicketState.CANCELLED, null));
+    return apply(id, Denials::cancel, t -> t.withState(TicketState.CANCELLED, null));
   }
 
-  private Control done(Ticket after) {
+  /** An operator verb: refused as {@code denials} says, else the ticket becomes {@code change(ticket)}. */
+  private Control apply(TicketId id, Function<Optional<Ticket>, Optional<Control.Reason>> denials,
+                        UnaryOperator<Ticket> change) {
+    Optional<Ticket> t = Optional.ofNullable(tickets.get(id));
+    Optional<Control.Reason> denial = denials.apply(t);
+    if (denial.isPresent()) {
+      return new Control.Denied(denial.get());
+    }
+    Ticket after = change.apply(t.get());
     tickets.put(after.id(), after);
     return new Control.Done(after);
   }
@@ -478,9 +424,9 @@ public final class LeaseLaw implements Coordination, Store {
         parkedLanes, List.copyOf(owners.values()));
   }
 
-  private Lease leaseOfRun(RunId runId) {
-    Lease lease = leases.get(runId.ticket());
-    return lease != null && lease.run().equals(runId) ? lease : null;
+  /** The lease that names the run, if any. */
+  private Optional<Lease> leaseOfRun(RunId runId) {
+    return Optional.ofNullable(leases.get(runId.ticket())).filter(l -> l.run().equals(runId));
   }
 
 }

@@ -63,6 +63,12 @@ public sealed interface Step {
     }
   }
 
+  record AdoptClaim(RunId run, OwnerId newOwner, OwnerId deadOwner, long nowMs, long ttlMs) implements Step {
+    public Object apply(Coordination c) {
+      return c.adoptClaim(run, newOwner, deadOwner, nowMs, ttlMs);
+    }
+  }
+
   record Renew(RunId run, OwnerId owner, long nowMs, long ttlMs) implements Step {
     public Object apply(Coordination c) {
       return c.renew(run, owner, nowMs, ttlMs);

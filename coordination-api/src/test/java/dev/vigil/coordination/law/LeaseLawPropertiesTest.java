@@ -7,7 +7,9 @@ import static org.quicktheories.generators.SourceDSL.integers;
 import static org.quicktheories.generators.SourceDSL.longs;
 
 import dev.vigil.coordination.AbortClaim;
+import dev.vigil.coordination.AdoptClaim;
 import dev.vigil.coordination.Claim;
+import dev.vigil.coordination.Claims;
 import dev.vigil.coordination.Control;
 import dev.vigil.coordination.Exit;
 import dev.vigil.coordination.ExitOwner;
@@ -82,7 +84,7 @@ class LeaseLawPropertiesTest {
         cov.saw("granted");
       } else if (t.decision() instanceof Claim.Denied d && d.reason() == Claim.Reason.LEASED) {
         cov.saw("denied-leased");
-      } else if (t.decision() instanceof List<?> l && !l.isEmpty()) {
+      } else if (t.decision() instanceof Claims cs && !cs.isEmpty()) {
         cov.saw("claimNext-granted");
       }
       long distinctTickets = t.after().leases().stream().map(Lease::ticket).distinct().count();
@@ -115,8 +117,8 @@ class LeaseLawPropertiesTest {
       } else if (t.decision() instanceof Claim.Denied d) {
         assertEquals(t.before(), t.after(), "C2: a denied claim changed the store, " + t.where(seed));
         cov.saw(d.reason().name());
-      } else if (t.decision() instanceof List<?> l) {
-        grants = l.stream().map(Claim.Granted.class::cast).toList();
+      } else if (t.decision() instanceof Claims cs) {
+        grants = cs.granted();
         if (grants.isEmpty()) {
           assertEquals(t.before(), t.after(), "C2: an empty claimNext changed the store, " + t.where(seed));
           cov.saw("claimNext-none");
@@ -179,16 +181,17 @@ class LeaseLawPropertiesTest {
   }
 
   @Test
-  void C4_aRenewalIsAFact_aDenialChangesNothing_andNoVerbButRenewOrReadoptMovesAnExpiry() {
+  void C4_aRenewalIsAFact_aDenialChangesNothing_andNoVerbButRenewReadoptOrAdoptClaimMovesAnExpiry() {
     Coverage cov = new Coverage("C4");
     forEveryStep((seed, t) -> {
       boolean renewalDenied = t.decision() instanceof Renewal.Denied || t.decision() instanceof Readopt.Denied
+          || t.decision() instanceof AdoptClaim.Denied
           || (t.step() instanceof Step.RenewAll && Integer.valueOf(0).equals(t.decision()));
       if (renewalDenied) {
         assertEquals(t.before(), t.after(), "C4: a renewal denial changed the store, " + t.where(seed));
         cov.saw("denial");
       } else if (!(t.step() instanceof Step.Renew || t.step() instanceof Step.RenewAll
-          || t.step() instanceof Step.Readopt)) {
+          || t.step() instanceof Step.Readopt || t.step() instanceof Step.AdoptClaim)) {
         for (Lease l : t.after().leases()) {
           lease(t.before(), l.ticket()).filter(p -> p.run().equals(l.run())).ifPresent(p ->
               assertEquals(p.expiresAtMs(), l.expiresAtMs(), "C4: a non-renewal verb moved an expiry, "
@@ -200,6 +203,73 @@ class LeaseLawPropertiesTest {
       }
     });
     cov.assertSaw("denial", "other", "granted");
+  }
+
+  @Test
+  void C3_adoptClaim_movesOnlyAClaimedLeaseFromTheNamedOwner() {
+    Coverage cov = new Coverage("C3 adoptClaim");
+    forEveryStep((seed, t) -> {
+      if (!(t.step() instanceof Step.AdoptClaim a)) {
+        return;
+      }
+      Optional<Run> pre = run(t.before(), a.run());
+      Optional<Lease> preLease = leaseOfRun(t.before(), a.run());
+      AdoptClaim expected = pre.isEmpty() ? new AdoptClaim.Denied(AdoptClaim.Reason.NOT_FOUND)
+          : pre.get().state() != RunState.CLAIMED ? new AdoptClaim.Denied(AdoptClaim.Reason.NOT_CLAIMED)
+          : preLease.isEmpty() || !preLease.get().owner().equals(a.deadOwner())
+              ? new AdoptClaim.Denied(AdoptClaim.Reason.NOT_OWNER)
+          : new AdoptClaim.Adopted(pre.get().ownedBy(a.newOwner()),
+              new Lease(a.run().ticket(), a.run(), a.newOwner(), a.nowMs() + a.ttlMs()));
+      assertEquals(expected, t.decision(), "C3: " + t.where(seed));
+      if (expected instanceof AdoptClaim.Adopted adopted) {
+        List<Run> runs = t.before().runs().stream().map(r -> r.id().equals(a.run()) ? adopted.run() : r).toList();
+        List<Lease> leases = t.before().leases().stream()
+            .map(l -> l.run().equals(a.run()) ? adopted.lease() : l).toList();
+        assertEquals(new Snapshot(t.before().tickets(), runs, leases, t.before().parkedLanes(), t.before().owners()),
+            t.after(), "C3: adoptClaim moves the run's owner and its lease and nothing else, " + t.where(seed));
+        boolean lapsed = preLease.get().expiresAtMs() <= a.nowMs();
+        cov.saw(a.newOwner().equals(a.deadOwner()) ? "adopted-by-the-same-owner"
+            : lapsed ? "adopted-lapsed" : "adopted-live");
+      } else if (expected instanceof AdoptClaim.Denied d) {
+        assertEquals(t.before(), t.after(), "C3: a denied adoptClaim changed the store, " + t.where(seed));
+        cov.saw(d.reason().name());
+      } else {
+        throw new AssertionError(expected);
+      }
+    });
+    cov.assertSaw("adopted-lapsed", "adopted-live", "adopted-by-the-same-owner", "NOT_FOUND", "NOT_CLAIMED",
+        "NOT_OWNER");
+  }
+
+  @Test
+  void Q4_abortClaim_rollsBackOnlyAClaimWhoseLeaseTheNamedOwnerHolds() {
+    Coverage cov = new Coverage("Q4 abortClaim");
+    forEveryStep((seed, t) -> {
+      if (!(t.step() instanceof Step.AbortClaim a)) {
+        return;
+      }
+      Optional<Run> pre = run(t.before(), a.run());
+      Optional<Lease> preLease = leaseOfRun(t.before(), a.run());
+      Optional<AbortClaim.Reason> expected = pre.isEmpty() ? Optional.of(AbortClaim.Reason.NOT_FOUND)
+          : pre.get().state() != RunState.CLAIMED ? Optional.of(AbortClaim.Reason.NOT_CLAIMED)
+          : preLease.isEmpty() || !preLease.get().owner().equals(a.owner())
+              ? Optional.of(AbortClaim.Reason.NOT_OWNER)
+          : Optional.empty();
+      if (t.decision() instanceof AbortClaim.Aborted ab) {
+        assertEquals(Optional.empty(), expected, "Q4: " + t.where(seed));
+        assertEquals(pre.get().settled(Verdict.ABANDONED, a.why()), ab.run(), t.where(seed));
+        assertTrue(lease(t.after(), a.run().ticket()).isEmpty(), "C7: " + t.where(seed));
+        assertEquals(a.owner(), pre.get().owner(), "Q4: the named owner is the claim's owner, " + t.where(seed));
+        cov.saw(ab.ticket().state() == TicketState.HELD ? "aborted-held" : "aborted");
+      } else if (t.decision() instanceof AbortClaim.Denied d) {
+        assertEquals(expected, Optional.of(d.reason()), "Q4: " + t.where(seed));
+        assertEquals(t.before(), t.after(), "Q4: a denied abortClaim changed the store, " + t.where(seed));
+        cov.saw(d.reason().name());
+      } else {
+        throw new AssertionError(t.decision());
+      }
+    });
+    cov.assertSaw("aborted", "aborted-held", "NOT_FOUND", "NOT_CLAIMED", "NOT_OWNER");
   }
 
   // ---- C6, C7, C8 ----
@@ -467,7 +537,7 @@ class LeaseLawPropertiesTest {
     Coverage cov = new Coverage("Q9");
     forEveryStep((seed, t) -> {
       List<Claim.Granted> grants = t.decision() instanceof Claim.Granted g ? List.of(g)
-          : t.decision() instanceof List<?> l ? l.stream().map(Claim.Granted.class::cast).toList() : List.of();
+          : t.decision() instanceof Claims cs ? cs.granted() : List.of();
       for (Claim.Granted g : grants) {
         Ticket pre = ticket(t.before(), g.run().ticket()).orElseThrow();
         assertTrue(!pre.parked(), "Q9: a parked ticket was claimed, " + t.where(seed));
@@ -478,7 +548,7 @@ class LeaseLawPropertiesTest {
         cov.saw("denied-parked");
       }
       if (t.step() instanceof Step.ClaimNext c && t.before().parkedLanes().contains(c.lane())) {
-        assertEquals(List.of(), t.decision(), t.where(seed));
+        assertEquals(Claims.NONE, t.decision(), t.where(seed));
         cov.saw("parked-lane-skipped");
       }
       if (t.step() instanceof Step.Park && t.decision() instanceof Control.Done d

@@ -71,7 +71,7 @@ public final class RandomSteps {
       return new Step.RegisterOwner(new Owner(owner(), "host-" + rnd.nextInt(3),
           new ProcessIdentity("boot-" + rnd.nextInt(2), pid, rnd.nextLong(1, 1L << 40), pid), "b" + rnd.nextInt(3), now));
     }
-    int dice = rnd.nextInt(100);
+    int dice = rnd.nextInt(103);
     if (dice < 14 || shadow.tickets(TicketQuery.all()).isEmpty()) {
       return submit();
     } else if (dice < 22) {
@@ -85,7 +85,7 @@ public final class RandomSteps {
       return new Step.Start(r.id(), rnd.nextInt(5) == 0 ? owner() : r.owner(), runStart(r.id()));
     } else if (dice < 47) {
       Run r = runIn(RunState.CLAIMED);
-      return new Step.AbortClaim(r.id(), owner(), "launch timed out");
+      return new Step.AbortClaim(r.id(), rnd.nextInt(5) == 0 ? owner() : r.owner(), "launch timed out");
     } else if (dice < 54) {
       Run r = leasedRun();
       return new Step.Renew(r.id(), rnd.nextInt(4) == 0 ? owner() : r.owner(), now, ttl());
@@ -124,8 +124,13 @@ public final class RandomSteps {
       return new Step.Cancel(ticketId());
     } else if (dice < 98) {
       return new Step.ParkLane(pick(LANES));
-    } else {
+    } else if (dice < 100) {
       return new Step.UnparkLane(pick(LANES));
+    } else {
+      // recovery adopting a claim from the owner it found dead: usually the one on the claim
+      Run r = runIn(RunState.CLAIMED);
+      RunId run = rnd.nextInt(8) == 0 ? unknownRun() : r.id();
+      return new Step.AdoptClaim(run, owner(), rnd.nextInt(4) == 0 ? owner() : r.owner(), now, ttl());
     }
   }
 
@@ -186,6 +191,12 @@ public final class RandomSteps {
       return Run.claimed(new RunId(ticketId(), 1 + rnd.nextInt(3)), 1, owner(), now, false);
     }
     return pick(all);
+  }
+
+  /** A run id the store does not have: the next number of some ticket's runs. */
+  private RunId unknownRun() {
+    TicketId t = ticketId();
+    return new RunId(t, shadow.runsOf(t).size() + 1);
   }
 
   private Run runIn(RunState state) {

@@ -1,9 +1,12 @@
 package dev.vigil.coordination.h2;
 
 import dev.vigil.coordination.AbortClaim;
+import dev.vigil.coordination.AdoptClaim;
 import dev.vigil.coordination.Claim;
+import dev.vigil.coordination.Claims;
 import dev.vigil.coordination.Control;
 import dev.vigil.coordination.Coordination;
+import dev.vigil.coordination.Denials;
 import dev.vigil.coordination.Exit;
 import dev.vigil.coordination.ExitOwner;
 import dev.vigil.coordination.Finish;
@@ -19,7 +22,6 @@ import dev.vigil.coordination.Run;
 import dev.vigil.coordination.RunExit;
 import dev.vigil.coordination.RunId;
 import dev.vigil.coordination.RunStart;
-import dev.vigil.coordination.RunState;
 import dev.vigil.coordination.Settlement;
 import dev.vigil.coordination.Start;
 import dev.vigil.coordination.Store;
@@ -43,6 +45,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,14 +55,20 @@ import org.slf4j.LoggerFactory;
  * reasons in the same order, same records, same numbering) and settles through the one
  * {@link RetryPolicy} (Q5).
  *
+ * <p>Every verb is one conditional UPDATE whose row count is the decision: 1 granted, 0 denied,
+ * anything else a bug. After a 0, the verb reads the current rows in the same transaction and asks
+ * {@link Denials}, the model's own function, why; when the rows read permit the verb (a concurrent
+ * commit in between) the transaction runs again. The conditions on the updated row itself carry the
+ * decision, since H2 re-checks them when a row lock it waited for is released; a run's owner and
+ * its lease's owner always agree, so verbs that compare an owner compare the run's.
+ *
  * <p>How the laws are carried:
  * <ul>
  *   <li>C1, C2: {@code claim} is one conditional {@code UPDATE tickets SET state='LEASED' WHERE id=?
- *       AND state='READY' AND parked=FALSE AND not_before_ms<=? AND} lane unparked; its row count
- *       is the decision (1 granted, 0 denied: the row is read in the same transaction to name the
- *       reason, anything else is a bug). The run and lease inserts follow in the same transaction;
- *       {@code leases.ticket_id} PRIMARY KEY and {@code leases.run_id} UNIQUE stand behind it, and
- *       a duplicate key (SQLState 23505) becomes {@code Denied(LEASED)}, never an exception.
+ *       AND state='READY' AND parked=FALSE AND not_before_ms<=? AND} lane unparked. The run and
+ *       lease inserts follow in the same transaction; {@code leases.ticket_id} PRIMARY KEY and
+ *       {@code leases.run_id} UNIQUE stand behind it, and a duplicate key (SQLState 23505) becomes
+ *       {@code Denied(LEASED)}, never an exception.
  *   <li>Q9: claims of a lane lock the lane's row first, so once {@code parkLane} returns no claim
  *       in that lane is granted. H2 serialises commits anyway, so this costs little.
  *   <li>{@code claimNext} reads due tickets in {@link LeaseLaw#CLAIM_ORDER} and locks each with
@@ -68,7 +77,11 @@ import org.slf4j.LoggerFactory;
  *       applies {@code LIMIT} before {@code SKIP LOCKED} and locks every row without a limit, so
  *       the lock is taken one row at a time.)
  *   <li>C3: {@code renew} is one conditional update on owner and {@code expires_at_ms > now};
- *       {@code renewAll} is one statement.
+ *       {@code renewAll} is one statement. {@code adoptClaim} is one conditional update of a
+ *       CLAIMED run still owned by the named dead owner, and {@code readopt} of a RUNNING run that
+ *       holds a lease; each then moves the lease to the new owner in the same transaction.
+ *   <li>Q3: {@code start} and {@code abortClaim} are conditional updates of a CLAIMED run owned
+ *       (lease included) by the caller's named owner.
  *   <li>C6: {@code takeExit} is one conditional update on {@code state='RUNNING'}.
  *   <li>C7, C8, Q1, Q2, Q5, Q7, Q8: {@code finish} is a conditional update on
  *       {@code state='EXITED'} and the exit owner, then the ticket move of
@@ -334,38 +347,21 @@ public final class H2Coordination implements Coordination, AutoCloseable {
       boolean laneParked = lockLane(c, lane.get(0));
       int n = update(c, CLAIM_UPDATE, id.seq(), nowMs);
       if (n == 0) {
-        Ticket t = Rows.ticket(c, id).orElseThrow();
-        Claim.Reason reason = claimDenial(t, laneParked, nowMs);
-        if (reason == null) {
-          throw new Transactions.RaceLost("claim of " + id + " refused, but the ticket reads claimable");
-        }
-        return new Claim.Denied(reason);
+        return new Claim.Denied(Denials.claim(Rows.ticket(c, id), Rows.leaseOfTicket(c, id).isPresent(), laneParked,
+            nowMs).orElseThrow(raced("claim of " + id)));
       }
       requireOne(n, "claim of " + id);
       try {
         return grant(c, id, owner, nowMs, ttlMs, byHand);
       } catch (SQLException e) {
         if (Transactions.isDuplicateKey(e)) {
+          // a lease row stands in the way: ask why with that lease counted (LEASED, or NOT_FOUND)
           c.rollback();
-          return new Claim.Denied(Claim.Reason.LEASED);
+          return new Claim.Denied(Denials.claim(Rows.ticket(c, id), true, laneParked, nowMs).orElseThrow());
         }
         throw e;
       }
     });
-  }
-
-  /** LeaseLaw's order: NOT_FOUND, LEASED, NOT_READY, PARKED, NOT_DUE; null when the ticket is claimable. */
-  private static Claim.Reason claimDenial(Ticket t, boolean laneParked, long nowMs) {
-    if (t.state() == TicketState.LEASED) {
-      return Claim.Reason.LEASED;
-    } else if (t.state() != TicketState.READY) {
-      return Claim.Reason.NOT_READY;
-    } else if (t.parked() || laneParked) {
-      return Claim.Reason.PARKED;
-    } else if (t.notBeforeMs() > nowMs) {
-      return Claim.Reason.NOT_DUE;
-    }
-    return null;
   }
 
   /** Locks the lane's row for the rest of the transaction (Q9); true when the lane is parked. */
@@ -395,7 +391,7 @@ public final class H2Coordination implements Coordination, AutoCloseable {
   }
 
   @Override
-  public List<Claim.Granted> claimNext(Lane lane, OwnerId owner, long nowMs, long ttlMs, int max) {
+  public Claims claimNext(Lane lane, OwnerId owner, long nowMs, long ttlMs, int max) {
     Objects.requireNonNull(lane, "lane");
     Objects.requireNonNull(owner, "owner");
     Lease.checkTtl(nowMs, ttlMs);
@@ -404,7 +400,7 @@ public final class H2Coordination implements Coordination, AutoCloseable {
     }
     return tx.run("claimNext", l -> !l.isEmpty(), c -> {
       if (lockLane(c, lane.name())) {
-        return List.of();
+        return Claims.NONE;
       }
       List<Claim.Granted> granted = new ArrayList<>();
       Set<Long> passed = new LinkedHashSet<>();
@@ -443,7 +439,7 @@ public final class H2Coordination implements Coordination, AutoCloseable {
           break;
         }
       }
-      return List.copyOf(granted);
+      return new Claims(granted);
     });
   }
 
@@ -458,7 +454,7 @@ public final class H2Coordination implements Coordination, AutoCloseable {
       int n;
       try (PreparedStatement p = c.prepareStatement("UPDATE runs SET state = 'RUNNING', boot_id = ?, pid = ?,"
           + " start_ticks = ?, pgid = ?, build = ?, token_hash = ?, started_at_ms = ?"
-          + " WHERE run_id = ? AND state = 'CLAIMED' AND started_at_ms IS NULL"
+          + " WHERE run_id = ? AND state = 'CLAIMED' AND started_at_ms IS NULL AND owner_id = ?"
           + " AND EXISTS (SELECT 1 FROM leases l WHERE l.run_id = runs.run_id AND l.owner_id = ?)")) {
         p.setString(1, start.identity().bootId());
         p.setLong(2, start.identity().pid());
@@ -469,49 +465,38 @@ public final class H2Coordination implements Coordination, AutoCloseable {
         p.setLong(7, start.startedAtMs());
         p.setString(8, runId.toString());
         p.setString(9, owner.value());
+        p.setString(10, owner.value());
         n = p.executeUpdate();
       }
       if (n == 1) {
         return new Start.Started(Rows.run(c, runId).orElseThrow());
       }
       requireZero(n, "start of " + runId);
-      Optional<Run> run = Rows.run(c, runId);
-      if (run.isEmpty()) {
-        return new Start.Denied(Start.Reason.NOT_FOUND);
-      } else if (run.get().start() != null) {
-        return new Start.Denied(Start.Reason.ALREADY_STARTED);
-      } else if (run.get().state() != RunState.CLAIMED) {
-        return new Start.Denied(Start.Reason.NOT_CLAIMED);
-      }
-      Optional<Lease> lease = Rows.leaseOfTicket(c, runId.ticket());
-      if (lease.isEmpty() || !lease.get().run().equals(runId) || !lease.get().owner().equals(owner)) {
-        return new Start.Denied(Start.Reason.LEASE_LOST);
-      }
-      throw new Transactions.RaceLost("start of " + runId + " refused, but the run reads startable");
+      return new Start.Denied(Denials.start(Rows.run(c, runId), Rows.leaseOfRun(c, runId), owner)
+          .orElseThrow(raced("start of " + runId)));
     });
   }
 
   /**
-   * Rolls back a claim whose worker never started, as {@link LeaseLaw#abortClaim} does: the run is
-   * SETTLED as ABANDONED with {@code why} as its diagnosis, the lease deleted, and the ticket READY
-   * with one more spawn failure, or HELD after {@link RetryPolicy#MAX_SPAWN_FAILURES} (or at once for
-   * a hand-started claim, Q8). Like the model, it does not check {@code owner}.
+   * Rolls back a claim whose worker never started, as {@link LeaseLaw#abortClaim} does: granted only
+   * for a CLAIMED run whose lease {@code owner} holds; the run is SETTLED as ABANDONED with
+   * {@code why} as its diagnosis, the lease deleted, and the ticket READY with one more spawn
+   * failure, or HELD after {@link RetryPolicy#MAX_SPAWN_FAILURES} (or at once for a hand-started
+   * claim, Q8).
    */
   @Override
   public AbortClaim abortClaim(RunId runId, OwnerId owner, String why) {
     Objects.requireNonNull(runId, "run");
+    Objects.requireNonNull(owner, "owner");
     Objects.requireNonNull(why, "why");
     return tx.run("abortClaim", d -> false, c -> {
       int n = update(c, "UPDATE runs SET state = 'SETTLED', verdict = 'ABANDONED', diagnosis = ?"
-          + " WHERE run_id = ? AND state = 'CLAIMED'", why, runId.toString());
+          + " WHERE run_id = ? AND state = 'CLAIMED' AND owner_id = ?"
+          + " AND EXISTS (SELECT 1 FROM leases l WHERE l.run_id = runs.run_id AND l.owner_id = ?)", why,
+          runId.toString(), owner.value(), owner.value());
       if (n == 0) {
-        Optional<Run> run = Rows.run(c, runId);
-        if (run.isEmpty()) {
-          return new AbortClaim.Denied(AbortClaim.Reason.NOT_FOUND);
-        } else if (run.get().state() != RunState.CLAIMED) {
-          return new AbortClaim.Denied(AbortClaim.Reason.NOT_CLAIMED);
-        }
-        throw new Transactions.RaceLost("abort of " + runId + " refused, but the run reads CLAIMED");
+        return new AbortClaim.Denied(Denials.abortClaim(Rows.run(c, runId), Rows.leaseOfRun(c, runId), owner)
+            .orElseThrow(raced("abort of " + runId)));
       }
       requireOne(n, "abort of " + runId);
       Run abandoned = Rows.run(c, runId).orElseThrow();
@@ -523,6 +508,32 @@ public final class H2Coordination implements Coordination, AutoCloseable {
           + " WHERE id = ? AND state = 'LEASED'", after.state().name(), after.holdReason(), after.spawnFailures(),
           after.id().seq()), "ticket of the aborted run " + runId + " (must be LEASED)");
       return new AbortClaim.Aborted(abandoned, after);
+    });
+  }
+
+  /**
+   * Takes over a CLAIMED run from the owner the caller proved dead, as {@link LeaseLaw#adoptClaim}
+   * does: one conditional update of the run on its state and its owner (whose lease it is), then the
+   * lease moved to {@code newOwner} with expiry {@code nowMs + ttlMs}, in one transaction.
+   */
+  @Override
+  public AdoptClaim adoptClaim(RunId runId, OwnerId newOwner, OwnerId deadOwner, long nowMs, long ttlMs) {
+    Objects.requireNonNull(runId, "run");
+    Objects.requireNonNull(newOwner, "newOwner");
+    Objects.requireNonNull(deadOwner, "deadOwner");
+    Lease.checkTtl(nowMs, ttlMs);
+    return tx.run("adoptClaim", d -> false, c -> {
+      int n = update(c, "UPDATE runs SET owner_id = ? WHERE run_id = ? AND state = 'CLAIMED' AND owner_id = ?"
+          + " AND EXISTS (SELECT 1 FROM leases l WHERE l.run_id = runs.run_id AND l.owner_id = ?)", newOwner.value(),
+          runId.toString(), deadOwner.value(), deadOwner.value());
+      if (n == 0) {
+        return new AdoptClaim.Denied(Denials.adoptClaim(Rows.run(c, runId), Rows.leaseOfRun(c, runId), deadOwner)
+            .orElseThrow(raced("adoption of " + runId)));
+      }
+      requireOne(n, "adoption of " + runId);
+      requireOne(update(c, "UPDATE leases SET owner_id = ?, expires_at_ms = ? WHERE run_id = ? AND owner_id = ?",
+          newOwner.value(), nowMs + ttlMs, runId.toString(), deadOwner.value()), "lease of the adopted run " + runId);
+      return new AdoptClaim.Adopted(Rows.run(c, runId).orElseThrow(), Rows.leaseOfRun(c, runId).orElseThrow());
     });
   }
 
@@ -540,15 +551,8 @@ public final class H2Coordination implements Coordination, AutoCloseable {
         return new Renewal.Renewed(Rows.leaseOfRun(c, runId).orElseThrow());
       }
       requireZero(n, "renewal of " + runId);
-      Optional<Lease> lease = Rows.leaseOfRun(c, runId);
-      if (lease.isEmpty()) {
-        return new Renewal.Denied(Renewal.Reason.GONE);
-      } else if (!lease.get().owner().equals(owner)) {
-        return new Renewal.Denied(Renewal.Reason.NOT_OWNER);
-      } else if (lease.get().expiresAtMs() <= nowMs) {
-        return new Renewal.Denied(Renewal.Reason.EXPIRED);
-      }
-      throw new Transactions.RaceLost("renewal of " + runId + " refused, but the lease reads renewable");
+      return new Renewal.Denied(Denials.renew(Rows.leaseOfRun(c, runId), owner, nowMs)
+          .orElseThrow(raced("renewal of " + runId)));
     });
   }
 
@@ -567,23 +571,15 @@ public final class H2Coordination implements Coordination, AutoCloseable {
     Objects.requireNonNull(owner, "owner");
     Lease.checkTtl(nowMs, ttlMs);
     return tx.run("readopt", d -> false, c -> {
-      int n = update(c, "UPDATE runs SET owner_id = ? WHERE run_id = ? AND state = 'RUNNING'", owner.value(),
-          runId.toString());
+      int n = update(c, "UPDATE runs SET owner_id = ? WHERE run_id = ? AND state = 'RUNNING'"
+          + " AND EXISTS (SELECT 1 FROM leases l WHERE l.run_id = runs.run_id)", owner.value(), runId.toString());
       if (n == 0) {
-        Optional<Run> run = Rows.run(c, runId);
-        if (run.isEmpty()) {
-          return new Readopt.Denied(Readopt.Reason.GONE);
-        } else if (run.get().state() != RunState.RUNNING) {
-          return new Readopt.Denied(Readopt.Reason.NOT_RUNNING);
-        }
-        throw new Transactions.RaceLost("readoption of " + runId + " refused, but the run reads RUNNING");
+        return new Readopt.Denied(Denials.readopt(Rows.run(c, runId), Rows.leaseOfRun(c, runId))
+            .orElseThrow(raced("readoption of " + runId)));
       }
       requireOne(n, "readoption of " + runId);
-      if (update(c, "UPDATE leases SET owner_id = ?, expires_at_ms = ? WHERE run_id = ?", owner.value(),
-          nowMs + ttlMs, runId.toString()) == 0) {
-        c.rollback();
-        return new Readopt.Denied(Readopt.Reason.GONE);
-      }
+      requireOne(update(c, "UPDATE leases SET owner_id = ?, expires_at_ms = ? WHERE run_id = ?", owner.value(),
+          nowMs + ttlMs, runId.toString()), "lease of the readopted run " + runId);
       return new Readopt.Readopted(Rows.run(c, runId).orElseThrow(), Rows.leaseOfRun(c, runId).orElseThrow());
     });
   }
@@ -611,15 +607,7 @@ public final class H2Coordination implements Coordination, AutoCloseable {
         return new Exit.Taken(Rows.run(c, runId).orElseThrow());
       }
       requireZero(n, "exit of " + runId);
-      Optional<Run> run = Rows.run(c, runId);
-      if (run.isEmpty()) {
-        return new Exit.Denied(Exit.Reason.NOT_FOUND, null);
-      } else if (run.get().exitOwner() != null) {
-        return new Exit.Denied(Exit.Reason.ALREADY_TAKEN, run.get().exitOwner());
-      } else if (run.get().state() != RunState.RUNNING) {
-        return new Exit.Denied(Exit.Reason.NOT_RUNNING, null);
-      }
-      throw new Transactions.RaceLost("exit of " + runId + " refused, but the run reads RUNNING");
+      return Denials.takeExit(Rows.run(c, runId)).orElseThrow(raced("exit of " + runId));
     });
   }
 
@@ -632,17 +620,7 @@ public final class H2Coordination implements Coordination, AutoCloseable {
           + " AND state = 'EXITED' AND (? OR (exit_role = ? AND exit_owner_id = ?))", f.verdict().name(), f.diagnosis(),
           runId.toString(), f.exitOwnerDead(), f.claimant().role().name(), f.claimant().owner().value());
       if (n == 0) {
-        Optional<Run> run = Rows.run(c, runId);
-        if (run.isEmpty()) {
-          return new Settlement.Denied(Settlement.Reason.NOT_FOUND);
-        } else if (run.get().state() == RunState.SETTLED) {
-          return new Settlement.Denied(Settlement.Reason.ALREADY_SETTLED);
-        } else if (run.get().state() != RunState.EXITED) {
-          return new Settlement.Denied(Settlement.Reason.NOT_EXITED);
-        } else if (!run.get().exitOwner().equals(f.claimant()) && !f.exitOwnerDead()) {
-          return new Settlement.Denied(Settlement.Reason.NOT_EXIT_OWNER);
-        }
-        throw new Transactions.RaceLost("finish of " + runId + " refused, but the run reads settleable");
+        return new Settlement.Denied(Denials.finish(Rows.run(c, runId), f).orElseThrow(raced("finish of " + runId)));
       }
       requireOne(n, "finish of " + runId);
       Run settled = Rows.run(c, runId).orElseThrow();
@@ -693,13 +671,7 @@ public final class H2Coordination implements Coordination, AutoCloseable {
         return new Control.Done(Rows.ticket(c, id).orElseThrow());
       }
       requireZero(n, "park of " + id);
-      Optional<Ticket> t = Rows.ticket(c, id);
-      if (t.isEmpty()) {
-        return new Control.Denied(Control.Reason.NOT_FOUND);
-      } else if (t.get().state().terminal()) {
-        return new Control.Denied(Control.Reason.TERMINAL);
-      }
-      throw new Transactions.RaceLost("park of " + id + " refused, but the ticket reads not terminal");
+      return new Control.Denied(Denials.park(Rows.ticket(c, id)).orElseThrow(raced("park of " + id)));
     });
   }
 
@@ -715,12 +687,9 @@ public final class H2Coordination implements Coordination, AutoCloseable {
       }
       requireZero(n, "hold of " + id);
       Optional<Ticket> t = Rows.ticket(c, id);
-      if (t.isEmpty()) {
-        return new Control.Denied(Control.Reason.NOT_FOUND);
-      } else if (t.get().state().terminal()) {
-        return new Control.Denied(Control.Reason.TERMINAL);
-      } else if (t.get().state() == TicketState.LEASED) {
-        return new Control.Denied(Control.Reason.LEASED);
+      Optional<Control.Reason> denial = Denials.hold(t);
+      if (denial.isPresent()) {
+        return new Control.Denied(denial.get());
       } else if (t.get().state() == TicketState.HELD) {
         return new Control.Done(t.get());
       }
@@ -738,13 +707,7 @@ public final class H2Coordination implements Coordination, AutoCloseable {
         return new Control.Done(Rows.ticket(c, id).orElseThrow());
       }
       requireZero(n, "release of " + id);
-      Optional<Ticket> t = Rows.ticket(c, id);
-      if (t.isEmpty()) {
-        return new Control.Denied(Control.Reason.NOT_FOUND);
-      } else if (t.get().state() != TicketState.HELD) {
-        return new Control.Denied(Control.Reason.NOT_HELD);
-      }
-      throw new Transactions.RaceLost("release of " + id + " refused, but the ticket reads HELD");
+      return new Control.Denied(Denials.release(Rows.ticket(c, id)).orElseThrow(raced("release of " + id)));
     });
   }
 
@@ -758,15 +721,7 @@ public final class H2Coordination implements Coordination, AutoCloseable {
         return new Control.Done(Rows.ticket(c, id).orElseThrow());
       }
       requireZero(n, "cancel of " + id);
-      Optional<Ticket> t = Rows.ticket(c, id);
-      if (t.isEmpty()) {
-        return new Control.Denied(Control.Reason.NOT_FOUND);
-      } else if (t.get().state().terminal()) {
-        return new Control.Denied(Control.Reason.TERMINAL);
-      } else if (t.get().state() == TicketState.LEASED) {
-        return new Control.Denied(Control.Reason.LEASED);
-      }
-      throw new Transactions.RaceLost("cancel of " + id + " refused, but the ticket reads cancellable");
+      return new Control.Denied(Denials.cancel(Rows.ticket(c, id)).orElseThrow(raced("cancel of " + id)));
     });
   }
 
@@ -857,6 +812,14 @@ public final class H2Coordination implements Coordination, AutoCloseable {
         throw new IllegalArgumentException("cannot bind " + a.getClass());
       }
     }
+  }
+
+  /**
+   * The failure of a verb whose conditional update touched no row while the rows it then read permit
+   * the verb: a concurrent commit came in between, so the transaction runs again.
+   */
+  private static Supplier<Transactions.RaceLost> raced(String what) {
+    return () -> new Transactions.RaceLost(what + " refused, but the rows read now permit it");
   }
 
   /** A conditional write that must have touched exactly one row; anything else is a bug. */

@@ -67,7 +67,7 @@ public final class ChildDatabase {
       if (rnd.nextBoolean()) {
         g = (Claim.Granted) h2.claim(t.id(), owner, now, 30_000);
       } else {
-        g = h2.claimNext(Lane.DEFAULT, owner, now, 30_000, 1).get(0);
+        g = h2.claimNext(Lane.DEFAULT, owner, now, 30_000, 1).granted().get(0);
       }
       RunId run = g.run().id();
       ack(out, "CLAIM " + run);

@@ -1,7 +1,9 @@
 package dev.vigil.coordination.h2;
 
 import dev.vigil.coordination.AbortClaim;
+import dev.vigil.coordination.AdoptClaim;
 import dev.vigil.coordination.Claim;
+import dev.vigil.coordination.Claims;
 import dev.vigil.coordination.Control;
 import dev.vigil.coordination.Exit;
 import dev.vigil.coordination.Readopt;
@@ -9,7 +11,6 @@ import dev.vigil.coordination.Renewal;
 import dev.vigil.coordination.Settlement;
 import dev.vigil.coordination.Start;
 import dev.vigil.coordination.Submission;
-import java.util.List;
 
 /** Names a decision's variant (record and reason) for coverage counts. */
 final class Decisions {
@@ -20,8 +21,8 @@ final class Decisions {
       return "Claim.Granted";
     } else if (d instanceof Claim.Denied x) {
       return "Claim." + x.reason();
-    } else if (d instanceof List<?> l) {
-      return l.isEmpty() ? "ClaimNext.none" : "ClaimNext.granted";
+    } else if (d instanceof Claims cs) {
+      return cs.isEmpty() ? "ClaimNext.none" : "ClaimNext.granted";
     } else if (d instanceof Start.Started) {
       return "Start.Started";
     } else if (d instanceof Start.Denied x) {
@@ -30,6 +31,10 @@ final class Decisions {
       return "AbortClaim.Aborted." + a.ticket().state();
     } else if (d instanceof AbortClaim.Denied x) {
       return "AbortClaim." + x.reason();
+    } else if (d instanceof AdoptClaim.Adopted) {
+      return "AdoptClaim.Adopted";
+    } else if (d instanceof AdoptClaim.Denied x) {
+      return "AdoptClaim." + x.reason();
     } else if (d instanceof Renewal.Renewed) {
       return "Renewal.Renewed";
     } else if (d instanceof Renewal.Denied x) {

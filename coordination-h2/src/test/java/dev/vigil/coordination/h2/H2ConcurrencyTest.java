@@ -4,12 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.vigil.coordination.AbortClaim;
+import dev.vigil.coordination.AdoptClaim;
 import dev.vigil.coordination.Claim;
 import dev.vigil.coordination.Control;
 import dev.vigil.coordination.Exit;
 import dev.vigil.coordination.ExitOwner;
 import dev.vigil.coordination.Finish;
 import dev.vigil.coordination.Lane;
+import dev.vigil.coordination.Lease;
 import dev.vigil.coordination.NewTicket;
 import dev.vigil.coordination.OwnerId;
 import dev.vigil.coordination.ProcessIdentity;
@@ -45,7 +47,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Eight threads acting as three owners race every verb on 50 tickets for 20 s on one H2 file. A
- * checker thread snapshots the store continuously and requires the invariants (C1, C6, C7, C8,
+ * checker thread snapshots the store continuously and requires the invariants (C1, C3, C6, C7, C8,
  * Q1, Q3) in every snapshot; at the end every run must have been granted once, and each run that
  * reached its exit checkpoint must have exactly one {@code Exit.Taken} across all threads (C6)
  * and each settled run exactly one settlement (C8). A second test parks a lane under racing
@@ -160,7 +162,7 @@ class H2ConcurrencyTest {
       assertTrue(snapshots.get() >= 20, "too few snapshots checked: " + snapshots);
       cov.assertSaw("claim.granted", "claim.denied", "claimNext.granted", "start.started", "start.denied",
           "renew.renewed", "renewAll", "exit.taken", "exit.alreadyTaken", "finish.settled", "finish.alreadySettled",
-          "park.done", "abort.aborted", "release.done");
+          "park.done", "abort.aborted", "adopt.adopted", "release.done");
     }
   }
 
@@ -223,7 +225,7 @@ class H2ConcurrencyTest {
         cov.saw("claim.denied");
       }
     } else if (dice < 24) {
-      for (Claim.Granted g : h2.claimNext(LANES.get(rnd.nextInt(2)), owner, now, TTL, 1 + rnd.nextInt(3))) {
+      for (Claim.Granted g : h2.claimNext(LANES.get(rnd.nextInt(2)), owner, now, TTL, 1 + rnd.nextInt(3)).granted()) {
         granted(g, owner, claimed, grants);
         cov.saw("claimNext.granted");
       }
@@ -241,9 +243,22 @@ class H2ConcurrencyTest {
       }
     } else if (dice < 44) {
       RunId run = claimed.pick(rnd);
-      if (run != null && h2.abortClaim(run, owner, "spawn failed") instanceof AbortClaim.Aborted) {
-        aborts.computeIfAbsent(run, k -> new AtomicInteger()).incrementAndGet();
-        cov.saw("abort.aborted");
+      if (run == null) {
+        return;
+      }
+      // act for the lease's owner as last read, as recovery does for an owner it found dead; a
+      // racing adoption, abort or start makes the store refuse (C3 compare-and-set on the owner)
+      OwnerId holder = h2.store().lease(run.ticket()).filter(l -> l.run().equals(run)).map(Lease::owner)
+          .orElse(owner);
+      if (rnd.nextBoolean()) {
+        if (h2.abortClaim(run, holder, "spawn failed") instanceof AbortClaim.Aborted) {
+          aborts.computeIfAbsent(run, k -> new AtomicInteger()).incrementAndGet();
+          cov.saw("abort.aborted");
+        }
+      } else if (h2.adoptClaim(run, owner, holder, now, TTL) instanceof AdoptClaim.Adopted a) {
+        assertEquals(owner, a.lease().owner(), "C3: the lease moved to the adopter");
+        assertEquals(owner, a.run().owner(), "C3: the run moved with its lease");
+        cov.saw("adopt.adopted");
       }
     } else if (dice < 52) {
       RunId run = running.pick(rnd);

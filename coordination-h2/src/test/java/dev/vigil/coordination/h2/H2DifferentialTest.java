@@ -52,7 +52,7 @@ class H2DifferentialTest {
   Path dir;
 
   @Test
-  void C1_C2_C3_C6_C7_C8_Q1_Q2_Q5_Q7_Q8_Q9_h2MatchesLeaseLaw_stepByStep() {
+  void C1_C2_C3_C6_C7_C8_Q1_Q2_Q4_Q5_Q7_Q8_Q9_h2MatchesLeaseLaw_stepByStep() {
     Coverage cov = new Coverage("H2 = LeaseLaw");
     AtomicInteger sequences = new AtomicInteger();
     AtomicInteger steps = new AtomicInteger();
@@ -91,7 +91,9 @@ class H2DifferentialTest {
         "Claim.Granted", "Claim.NOT_FOUND", "Claim.LEASED", "Claim.NOT_READY", "Claim.PARKED", "Claim.NOT_DUE",
         "ClaimNext.granted", "ClaimNext.none",
         "Start.Started", "Start.ALREADY_STARTED", "Start.NOT_CLAIMED", "Start.LEASE_LOST", "Start.NOT_FOUND",
-        "AbortClaim.Aborted.READY", "AbortClaim.Aborted.HELD", "AbortClaim.NOT_CLAIMED",
+        "AbortClaim.Aborted.READY", "AbortClaim.Aborted.HELD", "AbortClaim.NOT_FOUND", "AbortClaim.NOT_CLAIMED",
+        "AbortClaim.NOT_OWNER",
+        "AdoptClaim.Adopted", "AdoptClaim.NOT_FOUND", "AdoptClaim.NOT_CLAIMED", "AdoptClaim.NOT_OWNER",
         "Renewal.Renewed", "Renewal.GONE", "Renewal.NOT_OWNER", "Renewal.EXPIRED", "RenewAll.none", "RenewAll.some",
         "Readopt.Readopted", "Readopt.GONE", "Readopt.NOT_RUNNING",
         "Exit.Taken", "Exit.ALREADY_TAKEN", "Exit.NOT_RUNNING", "Exit.NOT_FOUND",

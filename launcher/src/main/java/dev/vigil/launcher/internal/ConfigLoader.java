@@ -8,10 +8,17 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import dev.vigil.coordination.Lane;
+import dev.vigil.coordination.NewTicket;
 import dev.vigil.coordination.RetryPolicy;
+import dev.vigil.coordination.h2.H2Options;
 import dev.vigil.supervisor.Durations;
 import dev.vigil.supervisor.TimeoutLattice;
 import dev.vigil.supervisor.TimeoutLattice.Timeout;
+import dev.vigil.supervisor.engine.EngineConfig;
+import dev.vigil.supervisor.engine.ServiceSpec;
+import dev.vigil.supervisor.engine.WorkerTypeSpec;
+import dev.vigil.supervisor.engine.WorkerTypes;
+import dev.vigil.supervisor.engine.Workload;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -25,10 +32,11 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
- * Reads the daemon's JSON configuration. Unknown fields are rejected with their JSON path; every
- * timeout is parsed as a duration ({@code 250ms}, {@code 30s}, {@code 5m}, {@code 1h},
- * {@code PT30S}) and the whole set must pass {@link TimeoutLattice#validate} (S2). Every error is
- * one line naming the file and the field.
+ * Reads the daemon's JSON configuration into the value types that hold each fact ({@link VigilConfig}),
+ * adding only what belongs to the file: its JSON shape (unknown fields are rejected with their JSON
+ * path), durations written as text ({@code 250ms}, {@code 30s}, {@code 5m}, {@code 1h},
+ * {@code PT30S}), classpath entries relative to the file, and the words of enumerations. Every other
+ * rule is the value types' own; every error is one line naming the file and the field.
  *
  * <pre>{@code
  * {
@@ -38,11 +46,33 @@ import java.util.TreeMap;
  *   "durability": "process",
  *   "workerTypes": { "command": { "builtin": "command", "stallExitCode": 75 },
  *                    "mine": { "class": "com.example.MyWorker", "classpath": ["lib/mine.jar"] } },
- *   "services": [ { "name": "indexer", "type": "command", "payload": { "argv": ["indexer"] } } ],
+ *   "services": [ { "name": "indexer", "type": "command", "payload": { "argv": ["indexer"] },
+ *                   "activation": "always" } ],
  *   "timeouts": { "heartbeat": "5s", "quiesceHold": "30s" },
  *   "restartGiveUpCount": 5
  * }
  * }</pre>
+ *
+ * <ul>
+ *   <li>{@code lanes}: name → {@code concurrency}, 1-{@value EngineConfig#MAX_LANE_CONCURRENCY} runs live at once;
+ *       merged over the default {@code default} lane of 2.
+ *   <li>{@code maxAttempts}: attempts of a submission that names none, 1-{@value NewTicket#MAX_ATTEMPTS}.
+ *   <li>{@code durability}: {@code process} (an acknowledged decision survives kill -9) or
+ *       {@code power} (also a power loss).
+ *   <li>{@code workerTypes}: name → exactly one of {@code "builtin": "command"} (with an optional
+ *       {@code stallExitCode}, the exit code that means stalled, default
+ *       {@value WorkerTypeSpec.Command#DEFAULT_STALL_EXIT_CODE}) or {@code "class"}, a
+ *       {@code dev.vigil.worker.WorkerType} with a public no-argument constructor, with an optional
+ *       {@code classpath}: entries (absolute, or relative to this file) that this type's workers get
+ *       after Vigil's own classpath, and no other type's do. The daemon refuses to start when a class
+ *       is not found there or is no worker type. Merged over the built-in {@code command} type.
+ *   <li>{@code services}: each a {@code name} (1-32 lower-case letters, digits, {@code _} or
+ *       {@code -}), a {@code type} among {@code workerTypes}, a {@code payload} (any JSON, default
+ *       {@code {}}) and an {@code activation}: {@code always} (the default: started at boot and
+ *       restarted under the restart budget) or {@code on-demand} (started when asked, or at boot when
+ *       its last worker died with work; it stays down once its worker exits idle).
+ *   <li>{@code timeouts}: name → duration; the whole set must pass {@link TimeoutLattice#validate} (S2).
+ * </ul>
  */
 public final class ConfigLoader {
   private static final ObjectMapper JSON = new ObjectMapper()
@@ -59,7 +89,7 @@ public final class ConfigLoader {
   record TypeJson(String builtin, @com.fasterxml.jackson.annotation.JsonProperty("class") String className,
                   List<String> classpath, Integer stallExitCode) {}
 
-  record ServiceJson(String name, String type, JsonNode payload) {}
+  record ServiceJson(String name, String type, JsonNode payload, String activation) {}
 
   record FileJson(Map<String, LaneJson> lanes, Integer maxAttempts, RetryJson retry, String durability,
                   Map<String, TypeJson> workerTypes, List<ServiceJson> services, Map<String, String> timeouts,
@@ -107,14 +137,15 @@ public final class ConfigLoader {
 
   private static VigilConfig build(FileJson f, Path base) {
     VigilConfig d = VigilConfig.defaults();
-    SortedMap<Lane, Integer> lanes = new TreeMap<>(d.lanes());
+    SortedMap<Lane, EngineConfig.LaneLimit> lanes = new TreeMap<>();
+    d.workload().lanes().forEach(l -> lanes.put(l.lane(), l));
     if (f.lanes() != null) {
       for (Map.Entry<String, LaneJson> e : f.lanes().entrySet()) {
         Lane lane = new Lane(e.getKey());
         if (e.getValue() == null || e.getValue().concurrency() == null) {
           throw new IllegalArgumentException("lanes." + e.getKey() + ".concurrency is required");
         }
-        lanes.put(lane, e.getValue().concurrency());
+        lanes.put(lane, new EngineConfig.LaneLimit(lane, e.getValue().concurrency()));
       }
     }
     RetryPolicy retry = d.retry();
@@ -125,30 +156,17 @@ public final class ConfigLoader {
           : duration("retry.backoffCap", f.retry().backoffCap());
       retry = new RetryPolicy(base0, cap);
     }
-    SortedMap<String, VigilConfig.WorkerTypeSpec> types = new TreeMap<>(d.workerTypes());
+    WorkerTypes types = d.workload().workerTypes();
     if (f.workerTypes() != null) {
       for (Map.Entry<String, TypeJson> e : f.workerTypes().entrySet()) {
-        String name = e.getKey();
-        if (!name.matches("[A-Za-z0-9][A-Za-z0-9._-]{0,63}")) {
-          throw new IllegalArgumentException("workerTypes." + name + ": a type name is 1-64 letters, digits, . _ or -");
-        }
-        TypeJson t = e.getValue();
-        if (t == null) {
-          throw new IllegalArgumentException("workerTypes." + name + " must be an object");
-        }
-        List<String> cp = new ArrayList<>();
-        for (String entry : t.classpath() == null ? List.<String>of() : t.classpath()) {
-          cp.add(base == null ? entry : base.resolve(entry).normalize().toString());
-        }
         try {
-          types.put(name, new VigilConfig.WorkerTypeSpec(t.builtin(), t.className(), cp,
-              t.stallExitCode() == null ? 75 : t.stallExitCode()));
+          types = types.with(workerType(e.getKey(), e.getValue(), base));
         } catch (IllegalArgumentException ex) {
-          throw new IllegalArgumentException("workerTypes." + name + ": " + ex.getMessage());
+          throw new IllegalArgumentException("workerTypes." + e.getKey() + ": " + ex.getMessage());
         }
       }
     }
-    List<VigilConfig.ServiceSpec> services = new ArrayList<>();
+    List<ServiceSpec> services = new ArrayList<>();
     if (f.services() != null) {
       for (int i = 0; i < f.services().size(); i++) {
         ServiceJson s = f.services().get(i);
@@ -156,10 +174,8 @@ public final class ConfigLoader {
           throw new IllegalArgumentException("services[" + i + "] needs 'name' and 'type'");
         }
         String payload = s.payload() == null ? "{}" : s.payload().toString();
-        services.add(new VigilConfig.ServiceSpec(s.name(), s.type(), payload));
-      }
-      if (services.stream().map(VigilConfig.ServiceSpec::name).distinct().count() != services.size()) {
-        throw new IllegalArgumentException("services: two services share a name");
+        services.add(new ServiceSpec(s.name(), s.type(), payload, activation("services[" + i + "].activation",
+            s.activation())));
       }
     }
     Map<Timeout, Long> overrides = new EnumMap<>(Timeout.class);
@@ -179,8 +195,55 @@ public final class ConfigLoader {
     }
     TimeoutLattice lattice = new TimeoutLattice(overrides, giveUp);
     int maxAttempts = f.maxAttempts() == null ? d.maxAttempts() : f.maxAttempts();
-    String durability = f.durability() == null ? d.durability() : f.durability();
-    return new VigilConfig(lanes, maxAttempts, retry, durability, types, services, lattice, Optional.empty());
+    H2Options.Durability durability = f.durability() == null ? d.durability() : durability(f.durability());
+    return new VigilConfig(new Workload(List.copyOf(lanes.values()), types, services), maxAttempts, retry, durability,
+        lattice, Optional.empty());
+  }
+
+  /** One entry of {@code workerTypes}: its JSON shape and classpath; the type checks the rest. */
+  private static WorkerTypeSpec workerType(String name, TypeJson t, Path base) {
+    if (t == null) {
+      throw new IllegalArgumentException("must be an object");
+    }
+    if ((t.builtin() == null) == (t.className() == null)) {
+      throw new IllegalArgumentException("a worker type names exactly one of 'builtin' or 'class'");
+    }
+    List<String> cp = new ArrayList<>();
+    for (String entry : t.classpath() == null ? List.<String>of() : t.classpath()) {
+      if (entry == null || entry.isBlank()) {
+        throw new IllegalArgumentException("classpath entries must not be blank");
+      }
+      cp.add(base == null ? entry : base.resolve(entry).normalize().toString());
+    }
+    if (t.builtin() != null) {
+      if (!t.builtin().equals(WorkerTypeSpec.COMMAND)) {
+        throw new IllegalArgumentException("builtin ('" + t.builtin() + "') must be '" + WorkerTypeSpec.COMMAND + "'");
+      }
+      WorkerTypeSpec.Command command = t.stallExitCode() == null ? WorkerTypeSpec.Command.DEFAULT
+          : new WorkerTypeSpec.Command(t.stallExitCode());
+      return new WorkerTypeSpec(name, command, cp);
+    }
+    if (t.stallExitCode() != null) {
+      throw new IllegalArgumentException("stallExitCode is for the built-in command type; a class decides its own outcomes");
+    }
+    return WorkerTypeSpec.declared(name, t.className(), cp);
+  }
+
+  private static ServiceSpec.Activation activation(String field, String text) {
+    if (text == null || text.equals("always")) {
+      return ServiceSpec.Activation.ALWAYS;
+    } else if (text.equals("on-demand")) {
+      return ServiceSpec.Activation.ON_DEMAND;
+    }
+    throw new IllegalArgumentException(field + " ('" + text + "') must be 'always' or 'on-demand'");
+  }
+
+  private static H2Options.Durability durability(String text) {
+    return switch (text) {
+      case "process" -> H2Options.Durability.PROCESS;
+      case "power" -> H2Options.Durability.POWER;
+      default -> throw new IllegalArgumentException("durability ('" + text + "') must be 'process' or 'power'");
+    };
   }
 
   private static long duration(String field, String text) {

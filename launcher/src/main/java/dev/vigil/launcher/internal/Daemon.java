@@ -3,36 +3,34 @@ package dev.vigil.launcher.internal;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.vigil.coordination.OwnerId;
 import dev.vigil.coordination.ProcessIdentity;
-import dev.vigil.coordination.RetryPolicy;
 import dev.vigil.coordination.h2.H2Coordination;
 import dev.vigil.coordination.h2.H2Options;
 import dev.vigil.supervisor.DaemonLiveness;
 import dev.vigil.supervisor.engine.Command;
 import dev.vigil.supervisor.engine.Engine;
 import dev.vigil.supervisor.engine.EngineConfig;
-import dev.vigil.supervisor.engine.Journal;
-import dev.vigil.supervisor.engine.Ports;
 import dev.vigil.supervisor.engine.Reply;
-import dev.vigil.supervisor.engine.ServiceSpec;
 import dev.vigil.supervisor.engine.Status;
-import dev.vigil.supervisor.engine.StatusBoard;
 import dev.vigil.supervisor.engine.ToWorker;
 import dev.vigil.supervisor.engine.WorkerKey;
 import dev.vigil.supervisor.engine.WorkerMessage;
+import dev.vigil.supervisor.engine.WorkerTypeSpec;
+import dev.vigil.supervisor.engine.port.Journal;
+import dev.vigil.supervisor.engine.port.Ports;
+import dev.vigil.supervisor.engine.port.StatusBoard;
 import dev.vigil.worker.engine.DiskRunDirectories;
 import dev.vigil.worker.engine.OsProcessTable;
 import dev.vigil.worker.engine.SocketWorkerChannel;
+import dev.vigil.worker.host.TypeLoader;
 import dev.vigil.worker.process.Processes;
 import dev.vigil.worker.protocol.Message;
 import dev.vigil.worker.protocol.Peer;
 import dev.vigil.worker.protocol.ProtocolServer;
 import dev.vigil.worker.protocol.RunToken;
-import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
@@ -100,9 +98,15 @@ public final class Daemon implements AutoCloseable {
    * Starts a daemon on {@code home}: lock, store, engine boot (recovery), socket. Returns once the
    * socket listens.
    *
-   * @throws Refused when another daemon runs on this home (D2) or the home/store cannot be opened
+   * @throws Refused when another daemon runs on this home (D2), the home/store cannot be opened, or a
+   *                 worker type's class cannot be run ({@link #checkWorkerTypes}; exit 2, nothing changed)
    */
   public static Daemon start(Home home, VigilConfig config) throws Refused {
+    try {
+      checkWorkerTypes(config);
+    } catch (ConfigException e) {
+      throw new Refused(2, e.getMessage());
+    }
     Daemon d = new Daemon(home, config);
     try {
       d.open();
@@ -138,15 +142,13 @@ public final class Daemon implements AutoCloseable {
       throw new Refused(3, "refused: a daemon (pid " + r.pid() + ") already runs on " + home.dir()
           + " (its heartbeat is " + r.ageMs() + " ms old)");
     }
-    RetryPolicy retry = config.retry();
-    H2Options options = H2Options.defaults().withRetryPolicy(retry)
-        .withDurability(config.durability().equals("power") ? H2Options.Durability.POWER : H2Options.Durability.PROCESS);
+    H2Options options = H2Options.defaults().withRetryPolicy(config.retry()).withDurability(config.durability());
     try {
       coordination = H2Coordination.open(home.databaseFile(), options);
     } catch (RuntimeException e) {
       throw new Refused(1, "cannot open the store: " + Wire.oneLine(e.getMessage()));
     }
-    OsProcessTable processes = new OsProcessTable(home.dir(), workerClasspath(), config.timeouts(),
+    OsProcessTable processes = new OsProcessTable(home.dir(), System.getProperty("java.class.path"), config.timeouts(),
         exit -> enqueue(() -> engine.onExit(exit, mono(), wall())));
     DiskRunDirectories directories = new DiskRunDirectories(home.dir());
     ProcessIdentity self = processes.self();
@@ -177,25 +179,26 @@ public final class Daemon implements AutoCloseable {
     LOG.info("vigil {} (build {}) serves {} as pid {}", BuildInfo.VERSION, BuildInfo.BUILD, home.dir(), self.pid());
   }
 
-  /** The worker hosts' classpath: this jar (or the test classpath) and the custom worker types' entries. */
-  private String workerClasspath() {
-    List<String> parts = new ArrayList<>();
-    parts.add(System.getProperty("java.class.path"));
-    config.workerTypes().values().forEach(t -> parts.addAll(t.classpath()));
-    return String.join(File.pathSeparator, parts);
+  /**
+   * Checks that the worker host of every configured type can run it: each declared class is found on
+   * Vigil's own classpath (this JVM's, which every worker host gets) plus that type's entries, and is a
+   * worker type with a public no-argument constructor. No code of a type runs here.
+   *
+   * @throws ConfigException one line naming the first type that cannot be run and why
+   */
+  public static void checkWorkerTypes(VigilConfig config) {
+    for (WorkerTypeSpec type : config.workload().workerTypes().byName().values()) {
+      if (TypeLoader.check(type, ClassLoader.getSystemClassLoader()) instanceof TypeLoader.Check.Unusable u) {
+        throw new ConfigException(u.why());
+      }
+    }
   }
 
   private EngineConfig engineConfig(ProcessIdentity self) {
     String host = hostName();
     OwnerId owner = new OwnerId(("d-" + host + "-" + self.pid() + "-" + self.startTicks()).replaceAll("[^A-Za-z0-9._:@-]", "_"));
-    List<EngineConfig.LaneLimit> lanes = new ArrayList<>();
-    config.lanes().forEach((l, n) -> lanes.add(new EngineConfig.LaneLimit(l, n)));
-    List<ServiceSpec> services = new ArrayList<>();
-    for (VigilConfig.ServiceSpec s : config.services()) {
-      services.add(new ServiceSpec(s.name(), s.type(), s.payload(), ServiceSpec.Activation.ALWAYS));
-    }
-    return new EngineConfig(owner, host, BuildInfo.BUILD, BuildInfo.VERSION, BuildInfo.PROTOCOL, lanes,
-        new java.util.TreeSet<>(config.workerTypes().keySet()), services, config.timeouts());
+    return new EngineConfig(owner, host, BuildInfo.BUILD, BuildInfo.VERSION, BuildInfo.PROTOCOL, config.workload(),
+        config.timeouts());
   }
 
   private static String hostName() {
@@ -330,7 +333,7 @@ public final class Daemon implements AutoCloseable {
       } else if (m instanceof Message.Command c) {
         Command cmd;
         try {
-          cmd = Wire.command(c.op(), withStallCode(c), config.maxAttempts());
+          cmd = Wire.command(c.op(), c.args(), config.maxAttempts());
         } catch (RuntimeException e) {
           peer.send(new Message.Reply(Wire.error("Invalid", Wire.oneLine(e.getMessage()))));
           return;
@@ -367,19 +370,6 @@ public final class Daemon implements AutoCloseable {
     public void onClosed(Peer peer) {
       enqueue(() -> channel.closed(peer)); // after the answer to its hello, which was enqueued first
     }
-  }
-
-  private ObjectNode withStallCode(Message.Command c) {
-    ObjectNode args = c.args();
-    if (c.op().equals("submit") && args.path("payload").isObject()) {
-      String type = args.path("type").asText("command");
-      VigilConfig.WorkerTypeSpec spec = config.workerTypes().get(type);
-      ObjectNode payload = (ObjectNode) args.get("payload");
-      if (spec != null && spec.builtin() != null && !payload.has("stallCode")) {
-        payload.put("stallCode", spec.stallExitCode());
-      }
-    }
-    return args;
   }
 
   private static WorkerMessage toEngine(Message.FromWorker m) {

@@ -1,131 +1,76 @@
 package dev.vigil.launcher.internal;
 
 import dev.vigil.coordination.Lane;
+import dev.vigil.coordination.NewTicket;
 import dev.vigil.coordination.RetryPolicy;
+import dev.vigil.coordination.h2.H2Options;
 import dev.vigil.supervisor.TimeoutLattice;
+import dev.vigil.supervisor.engine.EngineConfig;
+import dev.vigil.supervisor.engine.WorkerTypeSpec;
+import dev.vigil.supervisor.engine.WorkerTypes;
+import dev.vigil.supervisor.engine.Workload;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.SortedMap;
-import java.util.TreeMap;
 
 /**
- * The daemon's validated configuration (DESIGN.md §9): lanes and their concurrency, worker types,
- * services, attempts, retry backoff, durability and every timeout (checked by
- * {@link TimeoutLattice}, S2).
+ * The daemon's validated configuration (DESIGN.md §9), held in the value types of the parts that
+ * use it, each of which checks its own facts once: the {@link Workload} (lanes and their
+ * concurrency, worker types, services), the attempts rule of {@link NewTicket}, the
+ * {@link RetryPolicy}, the store's {@link H2Options.Durability} and the {@link TimeoutLattice} (S2).
+ * This record adds only what the launcher itself needs: the {@code default} lane and the built-in
+ * {@code command} type, which {@code vigil submit} uses when none is named.
  *
- * @param lanes       lane → concurrency limit (≥ 1); the {@code default} lane always exists
- * @param maxAttempts attempts a submission gets when it names none (Q1)
+ * @param workload    lanes, worker types and services
+ * @param maxAttempts attempts a submission gets when it names none (Q1), by {@link NewTicket}'s rule
  * @param retry       the retry backoff of FAILED and LOST runs
- * @param durability  {@code process} (survives kill -9) or {@code power} (also power loss)
- * @param workerTypes type name → how to run it
- * @param services    long-lived workers kept running, in configuration order
+ * @param durability  what an acknowledged decision survives: kill -9, or also power loss
  * @param timeouts    every timeout, validated
  * @param source      the file this configuration was loaded from (absolute), empty when it was built in
  *                    code; the daemon records it in {@code daemon.json} so that a client relaunching a
  *                    lost daemon starts it with the same configuration (S9)
  */
-public record VigilConfig(SortedMap<Lane, Integer> lanes, int maxAttempts, RetryPolicy retry, String durability,
-                          SortedMap<String, WorkerTypeSpec> workerTypes, List<ServiceSpec> services,
+public record VigilConfig(Workload workload, int maxAttempts, RetryPolicy retry, H2Options.Durability durability,
                           TimeoutLattice timeouts, Optional<Path> source) {
-  /** The built-in type that runs an OS command. */
-  public static final String COMMAND = "command";
+  /** Concurrency of the {@code default} lane when the configuration names none. */
+  static final int DEFAULT_LANE_CONCURRENCY = 2;
 
   public VigilConfig {
-    Objects.requireNonNull(lanes, "lanes");
+    Objects.requireNonNull(workload, "workload");
     Objects.requireNonNull(retry, "retry");
     Objects.requireNonNull(durability, "durability");
-    Objects.requireNonNull(workerTypes, "workerTypes");
-    Objects.requireNonNull(services, "services");
     Objects.requireNonNull(timeouts, "timeouts");
     Objects.requireNonNull(source, "source");
     source = source.map(p -> p.toAbsolutePath().normalize());
-    lanes = new TreeMap<>(lanes);
-    workerTypes = new TreeMap<>(workerTypes);
-    services = List.copyOf(services);
-    if (!lanes.containsKey(Lane.DEFAULT)) {
+    NewTicket.checkMaxAttempts(maxAttempts);
+    if (workload.concurrency(Lane.DEFAULT) == 0) {
       throw new IllegalArgumentException("lanes must include 'default'");
     }
-    lanes.forEach((lane, n) -> {
-      if (n < 1 || n > 1_000) {
-        throw new IllegalArgumentException("lanes." + lane + ".concurrency (" + n + ") must be between 1 and 1000");
-      }
-    });
-    if (maxAttempts < 1 || maxAttempts > 1_000) {
-      throw new IllegalArgumentException("maxAttempts (" + maxAttempts + ") must be between 1 and 1000");
-    }
-    if (!durability.equals("process") && !durability.equals("power")) {
-      throw new IllegalArgumentException("durability ('" + durability + "') must be 'process' or 'power'");
-    }
-    if (!workerTypes.containsKey(COMMAND)) {
-      throw new IllegalArgumentException("workerTypes must include the built-in 'command'");
-    }
-    for (ServiceSpec s : services) {
-      if (!workerTypes.containsKey(s.type())) {
-        throw new IllegalArgumentException("services." + s.name() + ".type ('" + s.type() + "') is not a worker type");
-      }
+    if (!(workload.workerTypes().get(WorkerTypeSpec.COMMAND).map(WorkerTypeSpec::implementation).orElse(null)
+        instanceof WorkerTypeSpec.Command)) {
+      throw new IllegalArgumentException("workerTypes.command must be the built-in command type");
     }
   }
 
   /** Defaults: one {@code default} lane of 2, 3 attempts, the {@code command} type, default timeouts. */
   public static VigilConfig defaults() {
-    SortedMap<Lane, Integer> lanes = new TreeMap<>(Map.of(Lane.DEFAULT, 2));
-    SortedMap<String, WorkerTypeSpec> types = new TreeMap<>(Map.of(COMMAND, WorkerTypeSpec.command(75)));
-    return new VigilConfig(lanes, 3, RetryPolicy.DEFAULT, "process", types, List.of(), TimeoutLattice.defaults(),
-        Optional.empty());
+    Workload w = new Workload(List.of(new EngineConfig.LaneLimit(Lane.DEFAULT, DEFAULT_LANE_CONCURRENCY)),
+        WorkerTypes.of(WorkerTypeSpec.command()), List.of());
+    return new VigilConfig(w, NewTicket.DEFAULT_MAX_ATTEMPTS, RetryPolicy.DEFAULT, H2Options.Durability.PROCESS,
+        TimeoutLattice.defaults(), Optional.empty());
   }
 
   /** This configuration, as loaded from {@code file}. */
   public VigilConfig loadedFrom(Path file) {
-    return new VigilConfig(lanes, maxAttempts, retry, durability, workerTypes, services, timeouts,
-        Optional.of(file));
+    return new VigilConfig(workload, maxAttempts, retry, durability, timeouts, Optional.of(file));
   }
 
   /**
-   * How to run one worker type.
-   *
-   * @param builtin       {@code "command"} for the built-in type, else {@code null}
-   * @param className     the {@code WorkerType} class to load, for a custom type
-   * @param classpath     extra classpath entries for a custom type (absolute, or relative to the
-   *                      configuration file)
-   * @param stallExitCode for {@code command}: the exit code that means STALLED (Q2)
+   * This configuration with {@code type} added (or in place of the type of its name). The file alone
+   * no longer describes the result, so it has no source to record for a relaunch.
    */
-  public record WorkerTypeSpec(String builtin, String className, List<String> classpath, int stallExitCode) {
-    public WorkerTypeSpec {
-      classpath = List.copyOf(classpath);
-      if ((builtin == null) == (className == null)) {
-        throw new IllegalArgumentException("a worker type names exactly one of 'builtin' or 'class'");
-      }
-      if (builtin != null && !builtin.equals(COMMAND)) {
-        throw new IllegalArgumentException("builtin ('" + builtin + "') must be 'command'");
-      }
-      if (stallExitCode < 1 || stallExitCode > 255) {
-        throw new IllegalArgumentException("stallExitCode (" + stallExitCode + ") must be between 1 and 255");
-      }
-    }
-
-    public static WorkerTypeSpec command(int stallExitCode) {
-      return new WorkerTypeSpec(COMMAND, null, List.of(), stallExitCode);
-    }
-  }
-
-  /**
-   * A long-lived worker kept running under the restart budget (S1).
-   *
-   * @param name    the session name
-   * @param type    its worker type
-   * @param payload its input, JSON text
-   */
-  public record ServiceSpec(String name, String type, String payload) {
-    public ServiceSpec {
-      Objects.requireNonNull(name, "name");
-      Objects.requireNonNull(type, "type");
-      Objects.requireNonNull(payload, "payload");
-      if (!name.matches("[a-z0-9][a-z0-9_-]{0,63}")) {
-        throw new IllegalArgumentException("service name '" + name + "' must be 1-64 lower-case letters, digits, _ or -");
-      }
-    }
+  public VigilConfig withWorkerType(WorkerTypeSpec type) {
+    return new VigilConfig(workload.with(type), maxAttempts, retry, durability, timeouts, Optional.empty());
   }
 }

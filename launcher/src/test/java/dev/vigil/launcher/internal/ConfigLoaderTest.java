@@ -5,10 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.vigil.coordination.Lane;
+import dev.vigil.coordination.h2.H2Options;
 import dev.vigil.supervisor.TimeoutLattice;
 import dev.vigil.supervisor.TimeoutLattice.Timeout;
+import dev.vigil.supervisor.engine.ServiceSpec;
+import dev.vigil.supervisor.engine.WorkerTypeSpec;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -36,13 +40,15 @@ class ConfigLoaderTest {
          "services": [{"name": "indexer", "type": "command", "payload": {"argv": ["sleep", "1"]}}],
          "timeouts": {"quiesceHold": "45s", "heartbeat": "PT5S"}, "restartGiveUpCount": 4}
         """, "vigil.json", Path.of("/etc/vigil"));
-    assertEquals(4, c.lanes().get(Lane.DEFAULT));
-    assertEquals(1, c.lanes().get(new Lane("batch")));
+    assertEquals(4, c.workload().concurrency(Lane.DEFAULT));
+    assertEquals(1, c.workload().concurrency(new Lane("batch")));
     assertEquals(5, c.maxAttempts());
     assertEquals(2_000, c.retry().backoffBaseMs());
-    assertEquals("power", c.durability());
-    assertEquals("/etc/vigil/lib/mine.jar", c.workerTypes().get("mine").classpath().get(0));
-    assertEquals("{\"argv\":[\"sleep\",\"1\"]}", c.services().get(0).payload());
+    assertEquals(H2Options.Durability.POWER, c.durability());
+    WorkerTypeSpec mine = c.workload().workerTypes().get("mine").orElseThrow();
+    assertEquals("/etc/vigil/lib/mine.jar", mine.classpath().get(0));
+    assertEquals(new WorkerTypeSpec.Declared("com.example.Mine"), mine.implementation());
+    assertEquals("{\"argv\":[\"sleep\",\"1\"]}", c.workload().services().get(0).spec());
     assertEquals(45_000, c.timeouts().ms(Timeout.QUIESCE_HOLD));
     assertEquals(4, c.timeouts().restartGiveUpCount());
   }
@@ -88,7 +94,35 @@ class ConfigLoaderTest {
   void theExampleConfigurationLoads() throws Exception {
     Path example = Path.of("..", "examples", "vigil.json");
     VigilConfig c = ConfigLoader.load(example);
-    assertTrue(c.lanes().size() >= 1);
+    assertTrue(c.workload().lanes().size() >= 1);
     assertEquals(Optional.of(example.toAbsolutePath().normalize()), c.source(), "S9: a relaunch can load it again");
+  }
+
+  // ---- regression: one rule per fact, the engine's ----
+
+  @Test
+  void aServiceNameLongerThanTheEngineAllows_isRejectedWhenTheConfigurationLoads() {
+    String name = "s".repeat(40);
+    String e = error("{\"services\": [{\"name\": \"" + name + "\", \"type\": \"command\"}]}");
+    assertTrue(e.contains("service '" + name + "' must be 1-32"), e);
+  }
+
+  @Test
+  void aLaneConcurrencyTheEngineAccepts_loads_andTheEnginesBoundIsTheOneRejected() {
+    VigilConfig c = ConfigLoader.parse("{\"lanes\": {\"default\": {\"concurrency\": 5000}}}", "vigil.json", null);
+    assertEquals(5000, c.workload().concurrency(Lane.DEFAULT));
+    String e = error("{\"lanes\": {\"default\": {\"concurrency\": 10001}}}");
+    assertTrue(e.contains("lanes.default.concurrency (10001) must be 1-10000"), e);
+  }
+
+  @Test
+  void aServiceActivation_isReadFromTheConfiguration_andABadOneNamesTheField() {
+    VigilConfig c = ConfigLoader.parse("{\"services\": [{\"name\": \"idx\", \"type\": \"command\", \"activation\": \"on-demand\"},"
+        + " {\"name\": \"web\", \"type\": \"command\", \"activation\": \"always\"},"
+        + " {\"name\": \"db\", \"type\": \"command\"}]}", "vigil.json", null);
+    assertEquals(List.of(ServiceSpec.Activation.ON_DEMAND, ServiceSpec.Activation.ALWAYS, ServiceSpec.Activation.ALWAYS),
+        c.workload().services().stream().map(ServiceSpec::activation).toList());
+    String e = error("{\"services\": [{\"name\": \"idx\", \"type\": \"command\", \"activation\": \"sometimes\"}]}");
+    assertTrue(e.contains("services[0].activation ('sometimes') must be 'always' or 'on-demand'"), e);
   }
 }

@@ -9,8 +9,12 @@ import dev.vigil.supervisor.Adoption;
 import dev.vigil.supervisor.RestartBudget;
 import dev.vigil.supervisor.RevivalGate;
 import dev.vigil.supervisor.TimeoutLattice.Timeout;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
+import dev.vigil.supervisor.engine.port.Journal;
+import dev.vigil.supervisor.engine.port.Ports;
+import dev.vigil.supervisor.engine.port.ProcessTable;
+import dev.vigil.supervisor.engine.port.RunDirectories;
+import dev.vigil.supervisor.engine.port.StatusBoard;
+import dev.vigil.supervisor.engine.port.WorkerChannel;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Optional;
@@ -93,11 +97,5 @@ final class Ctx {
     }
     Optional<Owner> o = store.owner(owner);
     return o.isEmpty() || processes.alive(o.get().identity());
-  }
-
-  /** Compares two token hashes in time independent of where they differ (C9). */
-  static boolean sameToken(String a, String b) {
-    return a != null && b != null
-        && MessageDigest.isEqual(a.getBytes(StandardCharsets.US_ASCII), b.getBytes(StandardCharsets.US_ASCII));
   }
 }

@@ -10,6 +10,9 @@ import dev.vigil.coordination.RunId;
 import dev.vigil.coordination.Settlement;
 import dev.vigil.coordination.TicketState;
 import dev.vigil.coordination.Verdict;
+import dev.vigil.supervisor.StopKind;
+import dev.vigil.supervisor.engine.port.Journal;
+import dev.vigil.supervisor.engine.port.Signal;
 import java.util.Set;
 
 /** Something the engine did or observed, for the {@link Journal}. */
@@ -19,7 +22,7 @@ public sealed interface EngineEvent {
 
   /** What recovery did with a run it found without a live owner. */
   enum RecoveryAction {
-    /** CLAIMED, reservation held: the handoff is adopted; start follows the worker's identity. */
+    /** CLAIMED, reservation held: the claim is taken over (adoptClaim) and started once the worker's identity is known. */
     ADOPT_CLAIM,
     /** CLAIMED, reservation free: claim rolled back. */
     ABORT_CLAIM,
@@ -48,7 +51,7 @@ public sealed interface EngineEvent {
   /** Q3: the run is RUNNING with its identity. */
   record Started(RunId run, ProcessIdentity identity, String build) implements EngineEvent {}
 
-  /** A verb ({@code start}, {@code readopt}, {@code abortClaim}) was refused; the run is left to the store's state. */
+  /** A verb ({@code start}, {@code adoptClaim}, {@code readopt}, {@code abortClaim}) was refused; the run is left to the store's state. */
   record VerbDenied(RunId run, String verb, String reason) implements EngineEvent {}
 
   record Welcomed(WorkerKey key, boolean go) implements EngineEvent {}

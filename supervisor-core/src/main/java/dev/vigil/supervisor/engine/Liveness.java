@@ -1,6 +1,8 @@
 package dev.vigil.supervisor.engine;
 
 import dev.vigil.coordination.ProcessIdentity;
+import dev.vigil.supervisor.engine.port.ProcessTable;
+import dev.vigil.supervisor.engine.port.RunDirectories;
 
 /**
  * The engine's only test of whether a worker is dead (C5, Q4, Q6): no live process matches its

@@ -87,7 +87,7 @@ public record Status(int schema, OwnerId owner, long pid, long pidStartTicks, St
     HANDOFF,
     /** Running under this daemon. */
     RUNNING,
-    /** Being stopped (park, other build, operator). */
+    /** Being stopped (park, other build, operator, idle shutdown). */
     STOPPING,
     /** A handoff that failed: waiting for the worker to be gone before the claim is rolled back. */
     ABORTING,

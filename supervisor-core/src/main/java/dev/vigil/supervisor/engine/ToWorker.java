@@ -1,5 +1,6 @@
 package dev.vigil.supervisor.engine;
 
+import dev.vigil.supervisor.StopKind;
 import java.util.Objects;
 
 /** A frame from the daemon to a worker (DESIGN.md §6). */

@@ -2,6 +2,7 @@ package dev.vigil.supervisor.engine;
 
 import dev.vigil.coordination.Verdict;
 import dev.vigil.supervisor.WorkSet;
+import dev.vigil.supervisor.engine.port.ProcessTable;
 import java.util.Objects;
 import java.util.regex.Pattern;
 

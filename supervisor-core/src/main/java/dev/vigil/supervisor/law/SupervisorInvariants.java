@@ -1,7 +1,9 @@
 package dev.vigil.supervisor.law;
 
+import dev.vigil.coordination.Verdict;
 import dev.vigil.supervisor.Adoption;
 import dev.vigil.supervisor.DaemonLiveness;
+import dev.vigil.supervisor.HelloCheck;
 import dev.vigil.supervisor.OrphanPolicy.Orphan;
 import dev.vigil.supervisor.QuiesceRound.Round;
 import dev.vigil.supervisor.Replacement;
@@ -10,7 +12,10 @@ import dev.vigil.supervisor.RestartBudget.Restart;
 import dev.vigil.supervisor.RestoreNotices.Notice;
 import dev.vigil.supervisor.RevivalGate.BusyRecord;
 import dev.vigil.supervisor.RevivalGate.Revival;
+import dev.vigil.supervisor.StopKind;
+import dev.vigil.supervisor.Stopping;
 import dev.vigil.supervisor.TimeoutLattice;
+import dev.vigil.supervisor.Verdicts;
 import dev.vigil.supervisor.Version;
 import dev.vigil.supervisor.WorkGate.StopAnswer;
 import dev.vigil.supervisor.WorkSet;
@@ -155,6 +160,63 @@ public final class SupervisorInvariants {
   public static void s6NoLaunchBesideSurvivor(boolean survivorAlive, Adoption.Relaunch.Retry d, String context) {
     if (d instanceof Adoption.Relaunch.Retry.Launch) {
       check(!survivorAlive, S6, "launched beside a live survivor", context);
+    }
+  }
+
+  private static final String STOPS = "S5, S6, Q9 stops: an idle-shutdown stop never signals; a park stop sends TERM "
+      + "and never KILL; every signal comes at least one stop grace after the stop began or after the signal before "
+      + "it; only a stop before a relaunch ends with a survivor.";
+
+  /**
+   * S5, S6, Q9: one decision of a stop in progress.
+   *
+   * @param previousMarkMonoMs when the stop (or the harder stop replacing it) began, or its last signal
+   */
+  public static void stopEscalates(StopKind kind, boolean beforeRelaunch, Stopping.Action action, long nowMonoMs,
+                                   long previousMarkMonoMs, long graceMs, String context) {
+    boolean signal = action instanceof Stopping.Action.Term || action instanceof Stopping.Action.Kill;
+    check(!signal || kind.escalates(), STOPS, "an " + kind + " stop decided " + action, context);
+    check(!(action instanceof Stopping.Action.Kill) || kind.kills(), STOPS, "a " + kind + " stop decided " + action,
+        context);
+    check(!signal || nowMonoMs - previousMarkMonoMs >= graceMs, STOPS, action + " at " + nowMonoMs + ", only "
+        + (nowMonoMs - previousMarkMonoMs) + " ms after " + previousMarkMonoMs + " (grace " + graceMs + " ms)", context);
+    check(!(action instanceof Stopping.Action.Survivor) || beforeRelaunch, STOPS,
+        "a survivor of a stop that no relaunch follows", context);
+  }
+
+  private static final String C9 = "C9 workers hold no leases: a worker's hello is accepted only from the process the "
+      + "supervisor knows as that worker, with its token and its build where they are known.";
+
+  /** C9, Q3, S6: what an accepted hello must have shown. */
+  public static void c9HelloFromTheWorker(HelloCheck.Expected expected, HelloCheck.Presented hello,
+                                          HelloCheck.Result result, String context) {
+    if (result instanceof HelloCheck.Result.Accepted a) {
+      check(expected.identity() != null && hello.process().equals(Optional.of(expected.identity()))
+          && a.identity().equals(expected.identity()), C9, "accepted process " + hello.process() + " as "
+          + expected.identity(), context);
+      check(expected.tokenHash() == null || expected.tokenHash().equals(hello.tokenHash()), C9,
+          "accepted a hello with another token", context);
+      check(expected.build() == null || expected.build().equals(hello.build()), C9,
+          "accepted build " + hello.build() + " where " + expected.build() + " was expected", context);
+    }
+  }
+
+  private static final String Q1_Q2 = "Q1, Q2, Q5 one policy: a worker's own outcome is its run's verdict; without one, "
+      + "a run this daemon stopped (other than idle) or never told to go settles STALLED and spends no attempt; any "
+      + "other run without an outcome settles LOST.";
+
+  /** Q1, Q2, Q5: the verdict of one ended run. */
+  public static void q1q2VerdictOfAnEndedRun(Verdicts.Ending ending, Verdicts.Judgement j, String context) {
+    if (ending.outcome() instanceof Verdicts.Outcome.Written w) {
+      check(j.verdict() == w.verdict(), Q1_Q2, "the worker wrote " + w.verdict() + " but the verdict is " + j.verdict(),
+          context);
+    } else {
+      boolean free = (ending.stoppedBy() != null && ending.stoppedBy() != StopKind.IDLE_SHUTDOWN)
+          || ending.neverToldToGo();
+      check(j.verdict() == (free ? Verdict.STALLED : Verdict.LOST), Q1_Q2, "no outcome, stopped by "
+          + ending.stoppedBy() + ", never told to go " + ending.neverToldToGo() + ": verdict " + j.verdict(), context);
+      check(j.diagnosis() != null && j.diagnosis().contains(((Verdicts.Outcome.Missing) ending.outcome()).diagnosis()),
+          Q1_Q2, "the diagnosis " + j.diagnosis() + " does not say what was found", context);
     }
   }
 

@@ -11,8 +11,10 @@ import dev.vigil.coordination.RunId;
 import dev.vigil.coordination.Ticket;
 import dev.vigil.coordination.TicketId;
 import dev.vigil.coordination.law.LeaseLaw;
-import dev.vigil.supervisor.TimeoutLattice;
 import dev.vigil.supervisor.TimeoutLattice.Timeout;
+import dev.vigil.supervisor.TimeoutLattice;
+import dev.vigil.supervisor.engine.port.Ports;
+import dev.vigil.supervisor.engine.port.ProcessExit;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -109,7 +111,7 @@ final class Bench {
     incarnation++;
     daemon = world.startDaemon(incarnation);
     EngineConfig config = new EngineConfig(new OwnerId("d" + incarnation), "bench", build, "1.0.0", 1,
-        Simulation.LANES, Simulation.TYPES, services, timeouts);
+        new Workload(Simulation.LANES, Simulation.TYPES, services), timeouts);
     Ports ports = new Ports(coordination, world.processesOf(daemon), world.directories, world.channel, statuses::add,
         events::add);
     engine = Engine.boot(config, ports, world.monoMs, world.wallMs);

@@ -1,7 +1,9 @@
 package dev.vigil.supervisor.engine;
 
 import dev.vigil.coordination.AbortClaim;
+import dev.vigil.coordination.AdoptClaim;
 import dev.vigil.coordination.Claim;
+import dev.vigil.coordination.Claims;
 import dev.vigil.coordination.Control;
 import dev.vigil.coordination.Coordination;
 import dev.vigil.coordination.Exit;
@@ -21,7 +23,6 @@ import dev.vigil.coordination.Start;
 import dev.vigil.coordination.Store;
 import dev.vigil.coordination.Submission;
 import dev.vigil.coordination.TicketId;
-import java.util.List;
 import java.util.function.Supplier;
 
 /**
@@ -48,14 +49,17 @@ final class CrashingCoordination implements Coordination {
     this.afterCommit = afterCommit;
   }
 
+  /** No verb crashes until the next {@link #arm}; the last crash is forgotten. */
   void disarm() {
     countdown = -1;
+    lastCrash = null;
   }
 
   boolean armed() {
     return countdown > 0;
   }
 
+  /** The verb that crashed since the last {@link #disarm} ("name before|after commit"), or null. */
   String lastCrash() {
     return lastCrash;
   }
@@ -101,7 +105,7 @@ final class CrashingCoordination implements Coordination {
   }
 
   @Override
-  public List<Claim.Granted> claimNext(Lane lane, OwnerId owner, long nowMs, long ttlMs, int max) {
+  public Claims claimNext(Lane lane, OwnerId owner, long nowMs, long ttlMs, int max) {
     return verb("claimNext", () -> inner.claimNext(lane, owner, nowMs, ttlMs, max));
   }
 
@@ -113,6 +117,11 @@ final class CrashingCoordination implements Coordination {
   @Override
   public AbortClaim abortClaim(RunId run, OwnerId owner, String why) {
     return verb("abortClaim", () -> inner.abortClaim(run, owner, why));
+  }
+
+  @Override
+  public AdoptClaim adoptClaim(RunId run, OwnerId newOwner, OwnerId deadOwner, long nowMs, long ttlMs) {
+    return verb("adoptClaim", () -> inner.adoptClaim(run, newOwner, deadOwner, nowMs, ttlMs));
   }
 
   @Override

@@ -18,10 +18,11 @@ import dev.vigil.coordination.TicketId;
 import dev.vigil.coordination.TicketQuery;
 import dev.vigil.coordination.TicketState;
 import dev.vigil.coordination.Verdict;
-import dev.vigil.supervisor.TimeoutLattice;
+import dev.vigil.supervisor.StopKind;
 import dev.vigil.supervisor.TimeoutLattice.Timeout;
+import dev.vigil.supervisor.TimeoutLattice;
+import dev.vigil.supervisor.engine.port.Signal;
 import java.util.List;
-import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 
 /** The handoff, the scheduler, client commands, idle shutdown and status, as named examples. */
@@ -414,21 +415,22 @@ class EngineExamplesTest {
 
   @Test
   void configurationRejectsBadValuesNamingTheField() {
-    TreeSet<String> types = new TreeSet<>(List.of("cmd"));
+    WorkerTypes types = WorkerTypes.of(WorkerTypeSpec.declared("cmd", "sim.Cmd", List.of()));
     OwnerId owner = new OwnerId("d1");
     TimeoutLattice t = TimeoutLattice.defaults();
     IllegalArgumentException twice = assertThrows(IllegalArgumentException.class, () -> new EngineConfig(owner, "h", "b1",
-        "1.0", 1, List.of(new EngineConfig.LaneLimit(LANE_A, 1), new EngineConfig.LaneLimit(LANE_A, 2)), types, List.of(),
-        t));
+        "1.0", 1, new Workload(List.of(new EngineConfig.LaneLimit(LANE_A, 1), new EngineConfig.LaneLimit(LANE_A, 2)), types,
+        List.of()), t));
     assertTrue(twice.getMessage().contains("lane 'a' is configured twice"), twice.getMessage());
     IllegalArgumentException type = assertThrows(IllegalArgumentException.class, () -> new EngineConfig(owner, "h", "b1",
-        "1.0", 1, List.of(), types, List.of(new ServiceSpec("idx", "py", "{}", ServiceSpec.Activation.ALWAYS)), t));
-    assertTrue(type.getMessage().contains("services.idx.workerType 'py'"), type.getMessage());
+        "1.0", 1, new Workload(List.of(), types, List.of(new ServiceSpec("idx", "py", "{}", ServiceSpec.Activation.ALWAYS))),
+        t));
+    assertTrue(type.getMessage().contains("services.idx.type 'py'"), type.getMessage());
     IllegalArgumentException limit = assertThrows(IllegalArgumentException.class,
         () -> new EngineConfig.LaneLimit(LANE_A, 0));
     assertTrue(limit.getMessage().contains("lanes.a.concurrency (0)"), limit.getMessage());
-    assertThrows(NullPointerException.class, () -> new EngineConfig(owner, "h", null, "1.0", 1, List.of(), types,
-        List.of(), t));
+    assertThrows(NullPointerException.class, () -> new EngineConfig(owner, "h", null, "1.0", 1,
+        new Workload(List.of(), types, List.of()), t));
   }
 
   @Test

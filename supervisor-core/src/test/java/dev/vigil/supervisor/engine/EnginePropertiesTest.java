@@ -31,7 +31,7 @@ class EnginePropertiesTest {
     simulate("C1", Simulation.Profile.MIXED, 700).assertSaw(
         "daemon crash", "verb crash armed", "crash after launch", "kill -9 a worker", "task worker forked",
         "recovered READOPT", "recovered ADOPT_CLAIM", "recovered ABORT_CLAIM", "recovered SETTLE_DEAD",
-        "recovered FINISH_FOR_DEAD_EXIT_OWNER", "go", "every ticket settled");
+        "recovered FINISH_FOR_DEAD_EXIT_OWNER", "go", "every ticket settled", "verb crash armed at boot");
   }
 
   @Test
@@ -39,7 +39,10 @@ class EnginePropertiesTest {
     simulate("Q11 D4", Simulation.Profile.CRASHES, 1000).assertSaw(
         "daemon crash", "verb crash armed", "crash after launch", "recovered READOPT",
         "D4: a readopted worker settled by its own outcome", "service adopted", "welcomed with go",
-        "exit taken as RECOVERY", "exit taken as SUPERVISOR", "reservation lost while the worker lives");
+        "exit taken as RECOVERY", "exit taken as SUPERVISOR", "reservation lost while the worker lives",
+        "verb crash at adoptClaim before commit", "verb crash at adoptClaim after commit",
+        "verb crash at abortClaim before commit", "verb crash at abortClaim after commit",
+        "verb crash at readopt before commit", "verb crash at readopt after commit");
   }
 
   @Test

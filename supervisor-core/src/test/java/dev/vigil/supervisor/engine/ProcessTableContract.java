@@ -8,6 +8,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.vigil.coordination.ProcessIdentity;
 import dev.vigil.coordination.RunId;
+import dev.vigil.supervisor.engine.port.IdentityRecord;
+import dev.vigil.supervisor.engine.port.Launch;
+import dev.vigil.supervisor.engine.port.LaunchRequest;
+import dev.vigil.supervisor.engine.port.Prepared;
+import dev.vigil.supervisor.engine.port.ProcessExit;
+import dev.vigil.supervisor.engine.port.ProcessTable;
+import dev.vigil.supervisor.engine.port.RunDirectories;
+import dev.vigil.supervisor.engine.port.Signal;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
@@ -54,7 +62,7 @@ public abstract class ProcessTableContract {
   private static final WorkerKey SERVICE = new WorkerKey.Service("indexer");
 
   protected static LaunchRequest request(WorkerKey key) {
-    return new LaunchRequest(key, "command", "{\"argv\":[\"true\"]}", key instanceof WorkerKey.Task ? 1 : 0, BUILD);
+    return new LaunchRequest(key, WorkerTypeSpec.command(), "{\"argv\":[\"true\"]}", key instanceof WorkerKey.Task ? 1 : 0, BUILD);
   }
 
   /** Launches a worker of {@code key} and waits until it holds its reservation and wrote its identity. */

@@ -4,6 +4,7 @@ import static dev.vigil.supervisor.engine.Simulation.LANE_A;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.vigil.coordination.ExitOwner;
@@ -16,8 +17,11 @@ import dev.vigil.coordination.RunState;
 import dev.vigil.coordination.TicketId;
 import dev.vigil.coordination.TicketState;
 import dev.vigil.coordination.Verdict;
+import dev.vigil.supervisor.StopKind;
 import dev.vigil.supervisor.TimeoutLattice.Timeout;
 import dev.vigil.supervisor.engine.EngineEvent.RecoveryAction;
+import dev.vigil.supervisor.engine.port.IdentityRecord;
+import dev.vigil.supervisor.engine.port.Signal;
 import org.junit.jupiter.api.Test;
 
 /** Each branch of recovery at boot (DESIGN.md §7), as a named example. */
@@ -52,6 +56,36 @@ class RecoveryExamplesTest {
     b.until("the ticket succeeds", () -> b.ticket(run.ticket()).state() == TicketState.SUCCEEDED, 5_000);
     assertEquals(1, b.ticket(run.ticket()).attemptsUsed());
     assertEquals(0, b.ticket(run.ticket()).spawnFailures());
+  }
+
+  @Test
+  void C3_aDaemonThatDiesAtItsAdoptClaim_beforeOrAfterTheCommit_leavesTheClaimToTheNextDaemonWhichStartsIt() {
+    for (boolean afterCommit : new boolean[] {false, true}) {
+      Bench b = new Bench();
+      b.boot();
+      b.world.crashAfterNextLaunch = true;
+      b.send(new Command.Submit(NewTicket.of(LANE_A, "cmd", "{}")));
+      RunId run = new RunId(new TicketId(1), 1);
+      b.run(1_000);
+      assertEquals(new OwnerId("d1"), b.run(run).owner());
+
+      b.coordination.arm(2, afterCommit); // registerOwner, then the adoption of d1's claim
+      assertThrows(SimulatedCrash.class, b::boot);
+      String at = "adoptClaim " + (afterCommit ? "after" : "before") + " commit";
+      assertEquals(at, b.coordination.lastCrash());
+      b.crash();
+      assertEquals(RunState.CLAIMED, b.run(run).state(), at);
+      assertEquals(new OwnerId(afterCommit ? "d2" : "d1"), b.run(run).owner(), at + ": the claim is where the store says");
+      assertEquals(b.run(run).owner(), b.law.lease(run.ticket()).orElseThrow().owner(), at);
+
+      b.boot();
+      assertEquals(1, b.recovered(RecoveryAction.ADOPT_CLAIM).size(), at);
+      b.until("started by d3", () -> b.run(run).state() == RunState.RUNNING, 1_000);
+      assertEquals(new OwnerId("d3"), b.run(run).owner(), at);
+      b.until("the ticket succeeds", () -> b.ticket(run.ticket()).state() == TicketState.SUCCEEDED, 5_000);
+      assertEquals(1, b.law.runsOf(run.ticket()).size(), at + ": C1, one run, one worker");
+      assertEquals(0, b.ticket(run.ticket()).spawnFailures(), at);
+    }
   }
 
   @Test

@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.vigil.supervisor.RevivalGate;
+import dev.vigil.supervisor.StopKind;
 import dev.vigil.supervisor.TimeoutLattice.Timeout;
+import dev.vigil.supervisor.engine.port.Signal;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -163,5 +165,43 @@ class ServiceExamplesTest {
     assertInstanceOf(Reply.NotFound.class, b.command(new Command.StartService("nope")));
     b.command(new Command.StartService("idx"));
     upWithin("idx", 2_000);
+  }
+
+  /**
+   * Regression: an idle shutdown's stop replaced an operator's stop in progress, so the worker was
+   * no longer signalled and, once the shutdown was abandoned, was left stopping forever.
+   */
+  @Test
+  void S5_anIdleShutdownNeverSoftensAnOperatorsStopInProgress() {
+    b.scripts.add(Bench.service().stopReact(-1).build()); // ignores the stop frame: only a signal ends it
+    b.services(IDX).boot();
+    upWithin("idx", 2_000);
+    SimWorld.ServiceProc worker = b.serviceWorker("idx");
+    b.command(new Command.StopService("idx"));
+    List<Reply> answer = b.send(new Command.Shutdown(Command.Shutdown.Mode.IF_IDLE));
+    b.until("the shutdown is answered", () -> !answer.isEmpty(), 10_000);
+    b.until("the session is down", () -> b.serviceStatus("idx").state() == Status.ServiceState.DOWN, 5_000);
+    assertEquals(List.of(StopKind.OPERATOR), b.events(EngineEvent.StopBegun.class).stream()
+        .map(EngineEvent.StopBegun::kind).toList(), "a stop in progress is replaced only by a harder one");
+    assertFalse(worker.alive);
+    assertEquals(Signal.TERM, b.events(EngineEvent.Signalled.class).get(0).signal());
+  }
+
+  /** Regression: while a service's worker was being stopped, a hello with its pid was welcomed whatever its token. */
+  @Test
+  void C9_aHelloWithAnotherTokenIsRefusedWhileAServiceWorkerIsBeingStopped() {
+    b.scripts.add(Bench.service().stopReact(-1).build());
+    b.services(IDX).boot();
+    upWithin("idx", 2_000);
+    SimWorld.ServiceProc worker = b.serviceWorker("idx");
+    b.command(new Command.StopService("idx"));
+    assertEquals(Status.ServiceState.STOPPING, b.serviceStatus("idx").state());
+    WorkerKey key = new WorkerKey.Service("idx");
+    String forged = worker.tokenHash.equals("ab".repeat(32)) ? "cd".repeat(32) : "ab".repeat(32);
+    assertInstanceOf(ToWorker.AdoptDenied.class, b.engine.onHello(
+        new WorkerMessage.Hello(key, forged, worker.build, worker.identity.pid()), b.world.monoMs, b.world.wallMs));
+    assertEquals(new ToWorker.Welcome(worker.build, false), b.engine.onHello(
+        new WorkerMessage.Hello(key, worker.tokenHash, worker.build, worker.identity.pid()), b.world.monoMs,
+        b.world.wallMs), "its own worker is welcomed without go and gets the stop again");
   }
 }

@@ -6,6 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.vigil.coordination.ProcessIdentity;
 import dev.vigil.coordination.law.LeaseLaw;
+import dev.vigil.supervisor.engine.port.Launch;
+import dev.vigil.supervisor.engine.port.LaunchRequest;
+import dev.vigil.supervisor.engine.port.ProcessTable;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Optional;
@@ -61,7 +64,7 @@ final class SimPorts {
   }
 
   static LaunchRequest request(WorkerKey key) {
-    return new LaunchRequest(key, "cmd", "{}", key instanceof WorkerKey.Task ? 1 : 0, BUILD);
+    return new LaunchRequest(key, Simulation.TYPES.get("cmd").orElseThrow(), "{}", key instanceof WorkerKey.Task ? 1 : 0, BUILD);
   }
 
   /** Steps the world until {@code condition} holds; fails naming {@code what} after {@link #PATIENCE_MS}. */

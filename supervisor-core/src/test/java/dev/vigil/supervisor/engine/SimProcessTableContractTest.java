@@ -1,6 +1,11 @@
 package dev.vigil.supervisor.engine;
 
 import dev.vigil.coordination.ProcessIdentity;
+import dev.vigil.supervisor.engine.port.Launch;
+import dev.vigil.supervisor.engine.port.LaunchRequest;
+import dev.vigil.supervisor.engine.port.ProcessExit;
+import dev.vigil.supervisor.engine.port.ProcessTable;
+import dev.vigil.supervisor.engine.port.RunDirectories;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 

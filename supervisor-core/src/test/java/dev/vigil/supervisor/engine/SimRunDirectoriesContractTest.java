@@ -3,6 +3,9 @@ package dev.vigil.supervisor.engine;
 import dev.vigil.coordination.ProcessIdentity;
 import dev.vigil.coordination.RunId;
 import dev.vigil.supervisor.RevivalGate;
+import dev.vigil.supervisor.engine.port.IdentityRecord;
+import dev.vigil.supervisor.engine.port.OutcomeRecord;
+import dev.vigil.supervisor.engine.port.RunDirectories;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
 

@@ -2,6 +2,7 @@ package dev.vigil.supervisor.engine;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.vigil.supervisor.engine.port.WorkerChannel;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 

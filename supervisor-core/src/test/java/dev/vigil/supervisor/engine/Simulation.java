@@ -16,8 +16,14 @@ import dev.vigil.coordination.TicketState;
 import dev.vigil.coordination.Verdict;
 import dev.vigil.coordination.law.CoordinationInvariants;
 import dev.vigil.coordination.law.LeaseLaw;
-import dev.vigil.supervisor.TimeoutLattice;
+import dev.vigil.supervisor.StopKind;
 import dev.vigil.supervisor.TimeoutLattice.Timeout;
+import dev.vigil.supervisor.TimeoutLattice;
+import dev.vigil.supervisor.engine.port.LaunchRequest;
+import dev.vigil.supervisor.engine.port.OutcomeRecord;
+import dev.vigil.supervisor.engine.port.Ports;
+import dev.vigil.supervisor.engine.port.ProcessExit;
+import dev.vigil.supervisor.engine.port.Signal;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -29,7 +35,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.function.Function;
 
 /**
@@ -67,7 +72,11 @@ final class Simulation {
     KILL_WORKER,
     /** The daemon dies between steps. */
     CRASH,
-    /** The daemon dies at one of its next coordination verbs, before or after it commits. */
+    /**
+     * The daemon dies at one of its next coordination verbs, before or after it commits; a boot
+     * after a crash does so at one of its first verbs with twice this chance (it dies in its
+     * own recovery: at an adoptClaim, an abortClaim, a readopt, a takeExit or a finish).
+     */
     VERB_CRASH,
     /** The daemon dies right after its next launch started a process. */
     LAUNCH_CRASH,
@@ -169,7 +178,8 @@ final class Simulation {
   static final Lane LANE_B = new Lane("b");
   static final List<EngineConfig.LaneLimit> LANES =
       List.of(new EngineConfig.LaneLimit(LANE_A, 2), new EngineConfig.LaneLimit(LANE_B, 1));
-  static final TreeSet<String> TYPES = new TreeSet<>(List.of("cmd", "py"));
+  static final WorkerTypes TYPES = WorkerTypes.of(WorkerTypeSpec.declared("cmd", "sim.Cmd", List.of()),
+      WorkerTypeSpec.declared("py", "sim.Py", List.of()));
   private static final int QUIET_STEPS = 2_400;
 
   private static TimeoutLattice lattice() {
@@ -367,6 +377,7 @@ final class Simulation {
       return Optional.ofNullable(f.apply(at.engine));
     } catch (SimulatedCrash c) {
       if (inc == at) {
+        sawVerbCrash();
         crash("at a verb: " + coordination.lastCrash());
       }
       return Optional.empty();
@@ -379,10 +390,14 @@ final class Simulation {
       build = "b" + (++builds);
       seen.saw("boot on a new build");
     }
+    if (faults && incarnations > 1 && rng.nextInt(100) < profile.pct(Knob.VERB_CRASH) * 2) {
+      coordination.arm(1 + rng.nextInt(4), rng.nextBoolean());
+      seen.saw("verb crash armed at boot");
+    }
     Inc i = new Inc(incarnations, build);
     inc = i;
-    EngineConfig config = new EngineConfig(i.owner, "sim", i.build, "1.0." + builds, 1, LANES, TYPES, services,
-        TIMEOUTS);
+    EngineConfig config = new EngineConfig(i.owner, "sim", i.build, "1.0." + builds, 1,
+        new Workload(LANES, TYPES, services), TIMEOUTS);
     Ports ports = new Ports(coordination, world.processesOf(i.proc), world.directories, world.channel,
         s -> published(i, s), e -> journal(i, e));
     try {
@@ -396,8 +411,16 @@ final class Simulation {
       i.booting = false;
       if (inc == i) {
         seen.saw("crash during boot");
+        sawVerbCrash();
         crash("during boot: " + coordination.lastCrash());
       }
+    }
+  }
+
+  /** Counts the verb a crash happened at, when it happened at a verb (not right after a launch). */
+  private void sawVerbCrash() {
+    if (coordination.lastCrash() != null) {
+      seen.saw("verb crash at " + coordination.lastCrash());
     }
   }
 

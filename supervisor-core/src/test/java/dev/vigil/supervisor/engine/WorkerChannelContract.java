@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.vigil.coordination.RunId;
+import dev.vigil.supervisor.StopKind;
+import dev.vigil.supervisor.engine.port.WorkerChannel;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;

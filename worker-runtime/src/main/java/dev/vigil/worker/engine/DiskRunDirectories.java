@@ -2,11 +2,11 @@ package dev.vigil.worker.engine;
 
 import dev.vigil.coordination.RunId;
 import dev.vigil.supervisor.RevivalGate;
-import dev.vigil.supervisor.engine.IdentityRecord;
-import dev.vigil.supervisor.engine.OutcomeRecord;
-import dev.vigil.supervisor.engine.Prepared;
-import dev.vigil.supervisor.engine.RunDirectories;
 import dev.vigil.supervisor.engine.WorkerKey;
+import dev.vigil.supervisor.engine.port.IdentityRecord;
+import dev.vigil.supervisor.engine.port.OutcomeRecord;
+import dev.vigil.supervisor.engine.port.Prepared;
+import dev.vigil.supervisor.engine.port.RunDirectories;
 import dev.vigil.worker.Outcome;
 import dev.vigil.worker.rundir.OutcomeRead;
 import dev.vigil.worker.rundir.RunDirectory;

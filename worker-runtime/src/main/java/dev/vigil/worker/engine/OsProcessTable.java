@@ -3,12 +3,13 @@ package dev.vigil.worker.engine;
 import dev.vigil.coordination.ProcessIdentity;
 import dev.vigil.coordination.RunExit;
 import dev.vigil.supervisor.TimeoutLattice;
-import dev.vigil.supervisor.engine.Launch;
-import dev.vigil.supervisor.engine.LaunchRequest;
-import dev.vigil.supervisor.engine.ProcessExit;
-import dev.vigil.supervisor.engine.ProcessTable;
-import dev.vigil.supervisor.engine.Signal;
 import dev.vigil.supervisor.engine.WorkerKey;
+import dev.vigil.supervisor.engine.WorkerTypeSpec;
+import dev.vigil.supervisor.engine.port.Launch;
+import dev.vigil.supervisor.engine.port.LaunchRequest;
+import dev.vigil.supervisor.engine.port.ProcessExit;
+import dev.vigil.supervisor.engine.port.ProcessTable;
+import dev.vigil.supervisor.engine.port.Signal;
 import dev.vigil.worker.host.WorkerArgs;
 import dev.vigil.worker.internal.Json;
 import dev.vigil.worker.process.GroupSignal;
@@ -17,9 +18,11 @@ import dev.vigil.worker.process.LaunchedWorker;
 import dev.vigil.worker.process.Processes;
 import dev.vigil.worker.protocol.RunToken;
 import dev.vigil.worker.rundir.RunDirectory;
+import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -46,19 +49,20 @@ public final class OsProcessTable implements ProcessTable {
   private static final Logger LOG = LoggerFactory.getLogger(OsProcessTable.class);
 
   private final Path home;
-  private final String classpath;
+  private final String runtimeClasspath;
   private final Map<TimeoutLattice.Timeout, Long> hostTimeouts;
   private final Consumer<ProcessExit> exits;
 
   /**
    * @param home      Vigil's home: run directories under {@code <home>/runs}, the socket {@code <home>/vigil.sock}
-   * @param classpath the worker hosts' classpath (worker-runtime and the worker types' jars)
+   * @param runtimeClasspath Vigil's own classpath (worker-runtime and its dependencies); each worker host gets it
+   *                  plus the entries of its own worker type only
    * @param timeouts  the daemon's timeouts; those that differ from the defaults are passed to every host
    * @param exits     receives the exit of every worker this table launched, once, on any thread
    */
-  public OsProcessTable(Path home, String classpath, TimeoutLattice timeouts, Consumer<ProcessExit> exits) {
+  public OsProcessTable(Path home, String runtimeClasspath, TimeoutLattice timeouts, Consumer<ProcessExit> exits) {
     this.home = Objects.requireNonNull(home, "home");
-    this.classpath = Objects.requireNonNull(classpath, "classpath");
+    this.runtimeClasspath = Objects.requireNonNull(runtimeClasspath, "runtimeClasspath");
     this.exits = Objects.requireNonNull(exits, "exits");
     Map<TimeoutLattice.Timeout, Long> changed = new EnumMap<>(TimeoutLattice.Timeout.class);
     for (TimeoutLattice.Timeout t : TimeoutLattice.Timeout.values()) {
@@ -93,7 +97,7 @@ public final class OsProcessTable implements ProcessTable {
     Map<String, String> env = LaunchSpec.baseEnvironment();
     env.put(RunToken.ENV, token);
     List<String> command = args.command(Path.of(System.getProperty("java.home"), "bin", "java"),
-        WorkerArgs.FAST_START_FLAGS, classpath);
+        WorkerArgs.FAST_START_FLAGS, classpathOf(r.type()));
     LaunchedWorker w;
     try {
       w = Processes.launch(new LaunchSpec(command, env, dir.path(), dir.stdoutLog(), dir.stderrLog()));
@@ -109,13 +113,22 @@ public final class OsProcessTable implements ProcessTable {
     return new Launch.Started(id, RunToken.hash(token));
   }
 
+  /** Vigil's own classpath, then the entries of this type (and of no other). */
+  private String classpathOf(WorkerTypeSpec type) {
+    List<String> parts = new ArrayList<>();
+    parts.add(runtimeClasspath);
+    parts.addAll(type.classpath());
+    return String.join(File.pathSeparator, parts);
+  }
+
   private WorkerArgs argsOf(LaunchRequest r) {
     WorkerArgs args;
     if (r.key() instanceof WorkerKey.Task t) {
-      args = WorkerArgs.task(home, t.run(), Math.max(1, r.attempt()), r.workerType(), r.build());
+      args = WorkerArgs.task(home, t.run(), Math.max(1, r.attempt()), r.type().name(), r.type().implementation(),
+          r.build());
     } else if (r.key() instanceof WorkerKey.Service s) {
       args = new WorkerArgs(home, DiskRunDirectories.nameOf(s), Optional.empty(), Optional.of(s.service()), 1,
-          r.workerType(), r.build(), home.resolve("vigil.sock"), Map.of());
+          r.type().name(), r.type().implementation(), r.build(), home.resolve("vigil.sock"), Map.of());
     } else {
       throw new AssertionError(r.key());
     }

@@ -1,12 +1,12 @@
 package dev.vigil.worker.engine;
 
 import dev.vigil.coordination.RunId;
-import dev.vigil.supervisor.engine.IdentityRecord;
-import dev.vigil.supervisor.engine.RunDirectories;
-import dev.vigil.supervisor.engine.StopKind;
+import dev.vigil.supervisor.StopKind;
 import dev.vigil.supervisor.engine.ToWorker;
-import dev.vigil.supervisor.engine.WorkerChannel;
 import dev.vigil.supervisor.engine.WorkerKey;
+import dev.vigil.supervisor.engine.port.IdentityRecord;
+import dev.vigil.supervisor.engine.port.RunDirectories;
+import dev.vigil.supervisor.engine.port.WorkerChannel;
 import dev.vigil.worker.protocol.Message;
 import dev.vigil.worker.protocol.Peer;
 import dev.vigil.worker.protocol.ProtocolServer;

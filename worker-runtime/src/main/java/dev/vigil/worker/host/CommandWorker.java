@@ -3,6 +3,7 @@ package dev.vigil.worker.host;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.vigil.supervisor.Durations;
 import dev.vigil.supervisor.WorkSet;
+import dev.vigil.supervisor.engine.WorkerTypeSpec;
 import dev.vigil.worker.Outcome;
 import dev.vigil.worker.WorkContext;
 import dev.vigil.worker.WorkerType;
@@ -21,7 +22,8 @@ import java.util.Optional;
  *
  * <pre>
  * {"argv": ["prog", "arg", …],   required, non-empty
- *  "stallCode": 75,              exit code that means "stalled" (a quota was hit), default 75
+ *  "stallCode": 75,              exit code that means "stalled" (a quota was hit), default the
+ *                                type's configured stallExitCode
  *  "stallFor": "1m",             how long a stall holds the ticket back, default 1m
  *  "cwd": "/path",               working directory, default the run directory
  *  "env": {"NAME": "value"}}     added to the host's environment
@@ -39,27 +41,30 @@ import java.util.Optional;
  * </ol>
  */
 final class CommandWorker implements WorkerType {
-  static final String NAME = "command";
-  /** Default exit code that means stalled. */
-  static final int DEFAULT_STALL_CODE = 75;
   /** Default hold-back of a stalled ticket, ms (1 min). */
   static final long DEFAULT_STALL_FOR_MS = 60_000;
 
   private final long childDrainMs;
+  private final int stallExitCode;
 
-  CommandWorker(long childDrainMs) {
+  /**
+   * @param childDrainMs  how long a stopped child has between TERM and KILL
+   * @param configured    the type's configuration: its exit code that means stalled, for payloads naming none
+   */
+  CommandWorker(long childDrainMs, WorkerTypeSpec.Command configured) {
     this.childDrainMs = childDrainMs;
+    this.stallExitCode = configured.stallExitCode();
   }
 
   @Override
   public String name() {
-    return NAME;
+    return WorkerTypeSpec.COMMAND;
   }
 
   /** The parsed payload. */
   record Spec(List<String> argv, int stallCode, long stallForMs, Optional<Path> cwd, Map<String, String> env) {}
 
-  static Spec spec(JsonNode p) {
+  static Spec spec(JsonNode p, int defaultStallCode) {
     JsonNode argv = p.get("argv");
     if (argv == null || !argv.isArray() || argv.isEmpty()) {
       throw new IllegalArgumentException("payload field 'argv' must be a non-empty array of strings");
@@ -71,13 +76,17 @@ final class CommandWorker implements WorkerType {
       }
       a.add(s.textValue());
     }
-    int stallCode = DEFAULT_STALL_CODE;
+    int stallCode = defaultStallCode;
     if (p.has("stallCode")) {
       JsonNode c = p.get("stallCode");
-      if (!c.isInt() || c.intValue() < 1 || c.intValue() > 255) {
-        throw new IllegalArgumentException("payload field 'stallCode' must be an exit code 1-255");
+      if (!c.isInt()) {
+        throw new IllegalArgumentException("payload field 'stallCode' must be a whole number");
       }
-      stallCode = c.intValue();
+      try {
+        stallCode = new WorkerTypeSpec.Command(c.intValue()).stallExitCode();
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("payload field 'stallCode': " + e.getMessage());
+      }
     }
     long stallFor = DEFAULT_STALL_FOR_MS;
     if (p.has("stallFor")) {
@@ -113,7 +122,7 @@ final class CommandWorker implements WorkerType {
   public Outcome run(WorkContext ctx) throws Exception {
     Spec spec;
     try {
-      spec = spec(ctx.payload());
+      spec = spec(ctx.payload(), stallExitCode);
     } catch (IllegalArgumentException e) {
       return ctx.permanentFailure(e.getMessage());
     }

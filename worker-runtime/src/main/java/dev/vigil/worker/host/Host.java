@@ -6,11 +6,11 @@ import dev.vigil.coordination.TicketId;
 import dev.vigil.supervisor.OrphanPolicy;
 import dev.vigil.supervisor.RevivalGate;
 import dev.vigil.supervisor.Step;
-import dev.vigil.supervisor.TimeoutLattice;
 import dev.vigil.supervisor.TimeoutLattice.Timeout;
+import dev.vigil.supervisor.TimeoutLattice;
 import dev.vigil.supervisor.WorkGate;
 import dev.vigil.supervisor.WorkSet;
-import dev.vigil.supervisor.engine.IdentityRecord;
+import dev.vigil.supervisor.engine.port.IdentityRecord;
 import dev.vigil.worker.Outcome;
 import dev.vigil.worker.WorkContext;
 import dev.vigil.worker.WorkerType;
@@ -220,7 +220,7 @@ final class Host {
       return new Prepared(null, null, new Outcome.PermanentFailure(e.getMessage()));
     }
     try {
-      return new Prepared(Types.find(args.type(), childDrainMs), payload, null);
+      return new Prepared(Types.load(args.implementation(), childDrainMs), payload, null);
     } catch (IllegalArgumentException e) {
       return new Prepared(null, payload, new Outcome.PermanentFailure(e.getMessage()));
     }

@@ -1,31 +1,25 @@
 package dev.vigil.worker.host;
 
+import dev.vigil.supervisor.engine.WorkerTypeSpec;
 import dev.vigil.worker.WorkerType;
-import java.util.ServiceLoader;
 
-/** Finds a worker type by name: the built-in {@code command}, or one found by {@link ServiceLoader}. */
+/** The worker type a host runs: the built-in command type, or the class its arguments declare. */
 final class Types {
   private Types() {}
 
   /**
-   * The type called {@code name}.
+   * What {@code implementation} names, loaded from the host's own classpath (Vigil's classpath plus
+   * the type's entries, as the daemon launched it).
    *
-   * @throws IllegalArgumentException when none, or more than one, is called so
+   * @throws IllegalArgumentException with a one-line reason when the class cannot be run
    */
-  static WorkerType find(String name, long childDrainMs) {
-    WorkerType found = name.equals(CommandWorker.NAME) ? new CommandWorker(childDrainMs) : null;
-    for (WorkerType t : ServiceLoader.load(WorkerType.class)) {
-      if (t.name().equals(name)) {
-        if (found != null) {
-          throw new IllegalArgumentException("two worker types are called '" + name + "': " + found.getClass().getName()
-              + " and " + t.getClass().getName());
-        }
-        found = t;
-      }
+  static WorkerType load(WorkerTypeSpec.Implementation implementation, long childDrainMs) {
+    if (implementation instanceof WorkerTypeSpec.Command c) {
+      return new CommandWorker(childDrainMs, c);
+    } else if (implementation instanceof WorkerTypeSpec.Declared d) {
+      return TypeLoader.instantiate(d.className(), Types.class.getClassLoader());
+    } else {
+      throw new AssertionError(implementation);
     }
-    if (found == null) {
-      throw new IllegalArgumentException("no worker type called '" + name + "' on the worker's classpath");
-    }
-    return found;
   }
 }

@@ -2,9 +2,11 @@ package dev.vigil.worker.host;
 
 import dev.vigil.coordination.RunId;
 import dev.vigil.coordination.TicketId;
+import dev.vigil.coordination.WorkerTypeName;
 import dev.vigil.supervisor.Durations;
 import dev.vigil.supervisor.TimeoutLattice;
 import dev.vigil.supervisor.TimeoutLattice.Timeout;
+import dev.vigil.supervisor.engine.WorkerTypeSpec;
 import java.io.File;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -14,7 +16,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.regex.Pattern;
 
 /**
  * The command line of a worker host ({@link WorkerMain}). It carries ids, never secrets: the run
@@ -22,6 +23,7 @@ import java.util.regex.Pattern;
  *
  * <pre>
  * WorkerMain --home DIR --run RUN-ID --type NAME --build BUILD
+ *            [--class CLASS | --stall-exit-code N]
  *            [--ticket T-ID] [--session NAME] [--attempt N] [--socket PATH]
  *            [--timeout NAME=DURATION]…
  * </pre>
@@ -32,7 +34,11 @@ import java.util.regex.Pattern;
  * @param session  the session of a service worker: hello names it instead of the run, and the run
  *                 is not work by itself (the type declares its work)
  * @param attempt  which attempt this run is, from 1
- * @param type     the worker type's name
+ * @param type     the worker type's name, as configured ({@link WorkerTypeName})
+ * @param implementation what the host runs: the class a custom type declares ({@code --class}),
+ *                 loaded from the host's classpath (Vigil's own plus that type's entries), or the
+ *                 built-in command type with the type's stall exit code ({@code --stall-exit-code}; the
+ *                 built-in type with the default code when neither is given)
  * @param build    the build of the daemon that launched the worker, sent in hello (S6)
  * @param socket   the daemon's socket, {@code <home>/vigil.sock} by default
  * @param timeouts timeouts that differ from the defaults, by configuration name; with the defaults
@@ -41,7 +47,7 @@ import java.util.regex.Pattern;
  *                 {@code workerTeardown} and {@code childDrain}.
  */
 public record WorkerArgs(Path home, String run, Optional<TicketId> ticket, Optional<String> session, int attempt,
-    String type, String build, Path socket, Map<Timeout, Long> timeouts) {
+    String type, WorkerTypeSpec.Implementation implementation, String build, Path socket, Map<Timeout, Long> timeouts) {
   /** The worker host's main class. */
   public static final String MAIN_CLASS = "dev.vigil.worker.host.WorkerMain";
 
@@ -52,22 +58,23 @@ public record WorkerArgs(Path home, String run, Optional<TicketId> ticket, Optio
   public static final List<String> FAST_START_FLAGS = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
       "-Xshare:auto", "-Xms8m", "-Xmx64m", "-Xss512k", "-XX:ReservedCodeCacheSize=16m", "-XX:-UsePerfData");
 
-  private static final Pattern TYPE_NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
-
   public WorkerArgs {
     Objects.requireNonNull(home, "home");
     Objects.requireNonNull(run, "run");
     Objects.requireNonNull(ticket, "ticket");
     Objects.requireNonNull(session, "session");
     Objects.requireNonNull(type, "type");
+    Objects.requireNonNull(implementation, "implementation");
     Objects.requireNonNull(build, "build");
     Objects.requireNonNull(socket, "socket");
     Objects.requireNonNull(timeouts, "timeouts");
     if (attempt < 1) {
       throw new IllegalArgumentException("--attempt (" + attempt + ") must be >= 1");
     }
-    if (!TYPE_NAME.matcher(type).matches()) {
-      throw new IllegalArgumentException("--type '" + type + "' must be 1-64 letters, digits, '.', '_' or '-'");
+    try {
+      new WorkerTypeName(type);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("--type: " + e.getMessage());
     }
     if (build.isBlank()) {
       throw new IllegalArgumentException("--build must not be blank");
@@ -84,10 +91,11 @@ public record WorkerArgs(Path home, String run, Optional<TicketId> ticket, Optio
     new TimeoutLattice(timeouts, TimeoutLattice.DEFAULT_RESTART_GIVE_UP_COUNT);
   }
 
-  /** The arguments of a task run with default timeouts. */
-  public static WorkerArgs task(Path home, RunId run, int attempt, String type, String build) {
-    return new WorkerArgs(home, run.toString(), Optional.of(run.ticket()), Optional.empty(), attempt, type, build,
-        home.resolve("vigil.sock"), Map.of());
+  /** The arguments of a task run of {@code type} with default timeouts. */
+  public static WorkerArgs task(Path home, RunId run, int attempt, String type,
+      WorkerTypeSpec.Implementation implementation, String build) {
+    return new WorkerArgs(home, run.toString(), Optional.of(run.ticket()), Optional.empty(), attempt, type,
+        implementation, build, home.resolve("vigil.sock"), Map.of());
   }
 
   /** These arguments with one timeout changed. */
@@ -100,12 +108,13 @@ public record WorkerArgs(Path home, String run, Optional<TicketId> ticket, Optio
     Map<Timeout, Long> t = new EnumMap<>(Timeout.class);
     t.putAll(timeouts);
     t.putAll(changed);
-    return new WorkerArgs(home, run, ticket, session, attempt, type, build, socket, t);
+    return new WorkerArgs(home, run, ticket, session, attempt, type, implementation, build, socket, t);
   }
 
   /** These arguments for a session's worker. */
   public WorkerArgs withSession(String name) {
-    return new WorkerArgs(home, run, Optional.empty(), Optional.of(name), attempt, type, build, socket, timeouts);
+    return new WorkerArgs(home, run, Optional.empty(), Optional.of(name), attempt, type, implementation, build, socket,
+        timeouts);
   }
 
   /** The validated timeouts: the defaults with {@link #timeouts()} over them. */
@@ -117,6 +126,13 @@ public record WorkerArgs(Path home, String run, Optional<TicketId> ticket, Optio
   public List<String> toArgv() {
     List<String> a = new ArrayList<>(List.of("--home", home.toString(), "--run", run, "--type", type, "--build", build,
         "--attempt", Integer.toString(attempt), "--socket", socket.toString()));
+    if (implementation instanceof WorkerTypeSpec.Declared d) {
+      a.addAll(List.of("--class", d.className()));
+    } else if (implementation instanceof WorkerTypeSpec.Command c) {
+      a.addAll(List.of("--stall-exit-code", Integer.toString(c.stallExitCode())));
+    } else {
+      throw new AssertionError(implementation);
+    }
     ticket.ifPresent(t -> a.addAll(List.of("--ticket", t.toString())));
     session.ifPresent(s -> a.addAll(List.of("--session", s)));
     timeouts.forEach((k, v) -> a.addAll(List.of("--timeout", k.configName() + "=" + Durations.format(v))));
@@ -128,8 +144,8 @@ public record WorkerArgs(Path home, String run, Optional<TicketId> ticket, Optio
    *
    * @param java      the java launcher, e.g. {@code <java.home>/bin/java}
    * @param jvmFlags  e.g. {@link #FAST_START_FLAGS}
-   * @param classpath the worker-runtime classpath plus the jars of custom worker types; relative
-   *                  entries are made absolute here, since the worker runs in its run directory
+   * @param classpath Vigil's own classpath plus this worker's type's entries (never another type's);
+   *                  relative entries are made absolute here, since the worker runs in its run directory
    */
   public List<String> command(Path java, List<String> jvmFlags, String classpath) {
     List<String> c = new ArrayList<>();
@@ -157,6 +173,8 @@ public record WorkerArgs(Path home, String run, Optional<TicketId> ticket, Optio
     Path home = null;
     String run = null;
     String type = null;
+    String className = null;
+    Integer stallExitCode = null;
     String build = null;
     Path socket = null;
     Optional<TicketId> ticket = Optional.empty();
@@ -173,6 +191,8 @@ public record WorkerArgs(Path home, String run, Optional<TicketId> ticket, Optio
         case "--home" -> home = Path.of(value);
         case "--run" -> run = value;
         case "--type" -> type = value;
+        case "--class" -> className = value;
+        case "--stall-exit-code" -> stallExitCode = parseInt(flag, value);
         case "--build" -> build = value;
         case "--socket" -> socket = Path.of(value);
         case "--ticket" -> ticket = Optional.of(TicketId.parse(value));
@@ -195,7 +215,18 @@ public record WorkerArgs(Path home, String run, Optional<TicketId> ticket, Optio
     require(run, "--run");
     require(type, "--type");
     require(build, "--build");
-    return new WorkerArgs(home, run, ticket, session, attempt, type, build,
+    if (className != null && stallExitCode != null) {
+      throw new IllegalArgumentException("--class and --stall-exit-code exclude each other (the first is for a custom type, "
+          + "the second for the built-in command type)");
+    }
+    WorkerTypeSpec.Implementation implementation;
+    try {
+      implementation = className != null ? new WorkerTypeSpec.Declared(className)
+          : stallExitCode != null ? new WorkerTypeSpec.Command(stallExitCode) : WorkerTypeSpec.Command.DEFAULT;
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException((className != null ? "--class: " : "--stall-exit-code: ") + e.getMessage());
+    }
+    return new WorkerArgs(home, run, ticket, session, attempt, type, implementation, build,
         socket != null ? socket : home.resolve("vigil.sock"), timeouts);
   }
 

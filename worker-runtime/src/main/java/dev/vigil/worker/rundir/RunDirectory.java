@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.vigil.coordination.ProcessIdentity;
 import dev.vigil.coordination.Verdict;
 import dev.vigil.supervisor.WorkSet;
-import dev.vigil.supervisor.engine.IdentityRecord;
+import dev.vigil.supervisor.engine.port.IdentityRecord;
 import dev.vigil.worker.Outcome;
 import dev.vigil.worker.internal.Json;
 import java.io.IOException;

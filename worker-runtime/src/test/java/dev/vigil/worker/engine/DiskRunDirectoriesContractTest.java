@@ -4,12 +4,13 @@ import dev.vigil.coordination.ProcessIdentity;
 import dev.vigil.coordination.RunId;
 import dev.vigil.supervisor.RevivalGate;
 import dev.vigil.supervisor.WorkSet;
-import dev.vigil.supervisor.engine.IdentityRecord;
-import dev.vigil.supervisor.engine.LaunchRequest;
-import dev.vigil.supervisor.engine.OutcomeRecord;
-import dev.vigil.supervisor.engine.RunDirectories;
 import dev.vigil.supervisor.engine.RunDirectoriesContract;
 import dev.vigil.supervisor.engine.WorkerKey;
+import dev.vigil.supervisor.engine.WorkerTypeSpec;
+import dev.vigil.supervisor.engine.port.IdentityRecord;
+import dev.vigil.supervisor.engine.port.LaunchRequest;
+import dev.vigil.supervisor.engine.port.OutcomeRecord;
+import dev.vigil.supervisor.engine.port.RunDirectories;
 import dev.vigil.worker.Outcome;
 import dev.vigil.worker.rundir.BusyEvidence;
 import dev.vigil.worker.rundir.RecordedOutcome;
@@ -54,7 +55,7 @@ class DiskRunDirectoriesContractTest extends RunDirectoriesContract {
 
   @Override
   protected ProcessIdentity startWorker(WorkerKey key) {
-    return real.started(new LaunchRequest(key, "command", "{\"argv\":[\"true\"]}", 1, "1.0.0+b1")).identity();
+    return real.started(new LaunchRequest(key, WorkerTypeSpec.command(), "{\"argv\":[\"true\"]}", 1, "1.0.0+b1")).identity();
   }
 
   @Override

@@ -1,12 +1,12 @@
 package dev.vigil.worker.engine;
 
 import dev.vigil.coordination.ProcessIdentity;
-import dev.vigil.supervisor.engine.Launch;
-import dev.vigil.supervisor.engine.LaunchRequest;
-import dev.vigil.supervisor.engine.ProcessExit;
-import dev.vigil.supervisor.engine.ProcessTable;
 import dev.vigil.supervisor.engine.ProcessTableContract;
-import dev.vigil.supervisor.engine.RunDirectories;
+import dev.vigil.supervisor.engine.port.Launch;
+import dev.vigil.supervisor.engine.port.LaunchRequest;
+import dev.vigil.supervisor.engine.port.ProcessExit;
+import dev.vigil.supervisor.engine.port.ProcessTable;
+import dev.vigil.supervisor.engine.port.RunDirectories;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.function.BooleanSupplier;

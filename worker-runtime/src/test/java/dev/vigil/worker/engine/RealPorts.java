@@ -5,12 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.vigil.coordination.ProcessIdentity;
 import dev.vigil.supervisor.TimeoutLattice;
-import dev.vigil.supervisor.engine.IdentityRecord;
-import dev.vigil.supervisor.engine.Launch;
-import dev.vigil.supervisor.engine.LaunchRequest;
-import dev.vigil.supervisor.engine.ProcessExit;
-import dev.vigil.supervisor.engine.Signal;
 import dev.vigil.supervisor.engine.WorkerKey;
+import dev.vigil.supervisor.engine.port.IdentityRecord;
+import dev.vigil.supervisor.engine.port.Launch;
+import dev.vigil.supervisor.engine.port.LaunchRequest;
+import dev.vigil.supervisor.engine.port.ProcessExit;
+import dev.vigil.supervisor.engine.port.Signal;
 import dev.vigil.worker.process.Processes;
 import dev.vigil.worker.testkit.Poll;
 import dev.vigil.worker.testkit.Workers;

@@ -7,12 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.vigil.coordination.ProcessIdentity;
 import dev.vigil.coordination.RunId;
-import dev.vigil.supervisor.engine.IdentityRecord;
-import dev.vigil.supervisor.engine.Launch;
-import dev.vigil.supervisor.engine.LaunchRequest;
-import dev.vigil.supervisor.engine.StopKind;
+import dev.vigil.supervisor.StopKind;
 import dev.vigil.supervisor.engine.ToWorker;
 import dev.vigil.supervisor.engine.WorkerKey;
+import dev.vigil.supervisor.engine.WorkerTypeSpec;
+import dev.vigil.supervisor.engine.port.IdentityRecord;
+import dev.vigil.supervisor.engine.port.Launch;
+import dev.vigil.supervisor.engine.port.LaunchRequest;
 import dev.vigil.worker.protocol.Message;
 import dev.vigil.worker.protocol.ProtocolServer;
 import dev.vigil.worker.protocol.RunToken;
@@ -49,7 +50,7 @@ class RealWorkersTest {
   void C9_aWorkerHostRecordsItsBuildAndTokenHash_andTheDaemonWritesOnlyThePayload() throws Exception {
     try (RealPorts real = new RealPorts(home)) {
       real.directories.prepare(SERVICE);
-      Launch.Started started = real.started(new LaunchRequest(SERVICE, "command", "{\"argv\":[\"true\"]}", 0, BUILD));
+      Launch.Started started = real.started(new LaunchRequest(SERVICE, WorkerTypeSpec.command(), "{\"argv\":[\"true\"]}", 0, BUILD));
       assertEquals(new IdentityRecord.Written(started.identity(), BUILD, started.tokenHash()),
           real.directories.identity(SERVICE), "S6, C9: the record carries the launch's build and token hash");
       List<String> files;

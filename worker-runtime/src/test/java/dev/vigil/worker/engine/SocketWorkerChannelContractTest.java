@@ -3,9 +3,9 @@ package dev.vigil.worker.engine;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.vigil.supervisor.engine.ToWorker;
-import dev.vigil.supervisor.engine.WorkerChannel;
 import dev.vigil.supervisor.engine.WorkerChannelContract;
 import dev.vigil.supervisor.engine.WorkerKey;
+import dev.vigil.supervisor.engine.port.WorkerChannel;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;

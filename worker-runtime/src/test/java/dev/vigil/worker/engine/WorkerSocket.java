@@ -2,11 +2,11 @@ package dev.vigil.worker.engine;
 
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
-import dev.vigil.supervisor.engine.IdentityRecord;
-import dev.vigil.supervisor.engine.Prepared;
-import dev.vigil.supervisor.engine.StopKind;
+import dev.vigil.supervisor.StopKind;
 import dev.vigil.supervisor.engine.ToWorker;
 import dev.vigil.supervisor.engine.WorkerKey;
+import dev.vigil.supervisor.engine.port.IdentityRecord;
+import dev.vigil.supervisor.engine.port.Prepared;
 import dev.vigil.worker.process.Processes;
 import dev.vigil.worker.protocol.Message;
 import dev.vigil.worker.protocol.Peer;

@@ -3,6 +3,7 @@ package dev.vigil.worker.host;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.vigil.coordination.RunId;
 import dev.vigil.coordination.TicketId;
+import dev.vigil.supervisor.engine.WorkerTypeSpec;
 import dev.vigil.worker.process.LaunchSpec;
 import dev.vigil.worker.process.LaunchedWorker;
 import dev.vigil.worker.process.Processes;
@@ -47,7 +48,7 @@ public final class StartupDriver {
         dir.writePayload(json.readTree("{\"argv\":[\"sleep\",\"30\"]}"));
         Map<String, String> env = LaunchSpec.baseEnvironment();
         env.put(RunToken.ENV, token);
-        WorkerArgs wa = WorkerArgs.task(home, run, 1, "command", TestDaemon.BUILD);
+        WorkerArgs wa = WorkerArgs.task(home, run, 1, "command", WorkerTypeSpec.Command.DEFAULT, TestDaemon.BUILD);
         LaunchSpec spec = new LaunchSpec(wa.command(Workers.java(), flags, Workers.classpath()), env, dir.path(),
             dir.stdoutLog(), dir.stderrLog());
 

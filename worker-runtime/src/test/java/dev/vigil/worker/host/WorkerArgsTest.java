@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.vigil.coordination.RunId;
 import dev.vigil.coordination.TicketId;
 import dev.vigil.supervisor.TimeoutLattice.Timeout;
+import dev.vigil.supervisor.engine.WorkerTypeSpec;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -19,13 +20,16 @@ class WorkerArgsTest {
 
   @Test
   void theCommandLineRoundTrips_andCarriesNoSecret() {
-    WorkerArgs task = WorkerArgs.task(HOME, new RunId(new TicketId(12), 3), 2, "command", "b7")
+    WorkerArgs task = WorkerArgs.task(HOME, new RunId(new TicketId(12), 3), 2, "command", new WorkerTypeSpec.Command(42), "b7")
         .withTimeouts(Map.of(Timeout.LAUNCH_HANDOFF, 2_500L, Timeout.QUIESCE_HOLD, 45_000L));
     assertEquals(task, WorkerArgs.parse(task.toArgv().toArray(String[]::new)));
     assertEquals(Optional.of(new TicketId(12)), task.ticket());
     WorkerArgs session = task.withSession("chat");
     assertEquals(session, WorkerArgs.parse(session.toArgv().toArray(String[]::new)));
     assertEquals(Optional.empty(), session.ticket());
+    WorkerArgs declared = WorkerArgs.task(HOME, new RunId(new TicketId(12), 3), 2, "mine",
+        new WorkerTypeSpec.Declared("com.example.Mine"), "b7");
+    assertEquals(declared, WorkerArgs.parse(declared.toArgv().toArray(String[]::new)));
     List<String> cmd = task.command(Path.of("/usr/bin/java"), WorkerArgs.FAST_START_FLAGS, "a.jar:lib/b.jar");
     assertEquals("/usr/bin/java", cmd.get(0));
     assertTrue(cmd.contains(WorkerArgs.MAIN_CLASS));
@@ -50,9 +54,20 @@ class WorkerArgsTest {
     assertBad("--attempt 'x' must be a whole number", "--attempt", "x");
     assertBad("--timeout: no timeout is called 'nap'", "--timeout", "nap=1s");
     assertBad("bad duration \"soon\"", "--timeout", "lostExit=soon");
-    assertBad("--type 'a b' must be", "--home", "/h", "--run", "r", "--type", "a b", "--build", "b");
+    assertBad("--type: worker type 'a b' must be", "--home", "/h", "--run", "r", "--type", "a b", "--build", "b");
     assertBad("lostExit (1s) must be", "--home", "/h", "--run", "r", "--type", "command", "--build", "b", "--timeout", "lostExit=1s");
     assertBad("--home needs a value", "--home");
+    assertBad("--class and --stall-exit-code exclude each other", "--home", "/h", "--run", "r", "--type", "t", "--build", "b",
+        "--class", "a.B", "--stall-exit-code", "3");
+    assertBad("--stall-exit-code: stallExitCode (300) must be", "--home", "/h", "--run", "r", "--type", "t", "--build", "b",
+        "--stall-exit-code", "300");
+  }
+
+  @Test
+  void aTypeNameTheConfigurationRejects_isRejectedOnTheWorkersCommandLineToo() {
+    for (String name : List.of("-x", ".x", "_x", "t".repeat(65))) {
+      assertBad("--type", "--home", "/h", "--run", "r", "--type", name, "--build", "b");
+    }
   }
 
   private static void assertBad(String start, String... argv) {

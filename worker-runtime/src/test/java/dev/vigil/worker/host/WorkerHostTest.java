@@ -10,7 +10,7 @@ import dev.vigil.coordination.ProcessIdentity;
 import dev.vigil.coordination.RunExit;
 import dev.vigil.supervisor.TimeoutLattice.Timeout;
 import dev.vigil.supervisor.WorkSet;
-import dev.vigil.supervisor.engine.IdentityRecord;
+import dev.vigil.supervisor.engine.port.IdentityRecord;
 import dev.vigil.worker.Outcome;
 import dev.vigil.worker.process.LaunchedWorker;
 import dev.vigil.worker.process.Processes;
@@ -23,6 +23,7 @@ import dev.vigil.worker.rundir.OutcomeRead;
 import dev.vigil.worker.rundir.RecordedOutcome;
 import dev.vigil.worker.rundir.RunDirectory;
 import dev.vigil.worker.testkit.Poll;
+import dev.vigil.supervisor.engine.WorkerTypeSpec;
 import dev.vigil.worker.testkit.TestDaemon;
 import dev.vigil.worker.testkit.TestService;
 import dev.vigil.worker.testkit.Workers;
@@ -82,9 +83,15 @@ class WorkerHostTest {
     }
   }
 
+  /** What the host runs for each type these tests name: the built-in command type, or a declared class. */
+  private static final Map<String, WorkerTypeSpec.Implementation> TYPES = Map.of(
+      "command", WorkerTypeSpec.Command.DEFAULT,
+      TestService.NAME, new WorkerTypeSpec.Declared(TestService.class.getName()),
+      "no-such-type", new WorkerTypeSpec.Declared("dev.vigil.worker.testkit.NoSuchType"));
+
   private Worker launch(String run, String type, String payload, UnaryOperator<WorkerArgs> tweak) throws IOException {
-    WorkerArgs args = tweak.apply(new WorkerArgs(home, run, Optional.empty(), Optional.empty(), 1, type, TestDaemon.BUILD,
-        home.resolve("vigil.sock"), Map.of()));
+    WorkerArgs args = tweak.apply(new WorkerArgs(home, run, Optional.empty(), Optional.empty(), 1, type,
+        TYPES.get(type), TestDaemon.BUILD, home.resolve("vigil.sock"), Map.of()));
     Subject subject = args.session().<Subject>map(Subject.Session::new).orElseGet(() -> new Subject.Run(run));
     String token = daemon.register(subject);
     LaunchedWorker w = Workers.launch(args, token, payload == null ? null : JSON.readTree(payload));

@@ -2,6 +2,7 @@ package dev.vigil.worker.process;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.vigil.coordination.RunId;
+import dev.vigil.supervisor.engine.WorkerTypeSpec;
 import dev.vigil.worker.host.WorkerArgs;
 import dev.vigil.worker.protocol.RunToken;
 import dev.vigil.worker.testkit.TestDaemon;
@@ -19,7 +20,7 @@ public final class LaunchAndWait {
   public static void main(String[] args) throws Exception {
     Path home = Path.of(args[0]);
     RunId run = RunId.parse(args[1]);
-    LaunchedWorker w = Workers.launch(WorkerArgs.task(home, run, 1, "command", TestDaemon.BUILD), System.getenv(RunToken.ENV),
+    LaunchedWorker w = Workers.launch(WorkerArgs.task(home, run, 1, "command", WorkerTypeSpec.Command.DEFAULT, TestDaemon.BUILD), System.getenv(RunToken.ENV),
         new ObjectMapper().readTree(args[2]));
     System.out.println("launched " + w.pid());
     System.out.flush();

@@ -1,0 +1,139 @@
+package dev.vigil.supervisor;
+
+import dev.vigil.coordination.RunExit;
+import dev.vigil.coordination.Verdict;
+import java.util.Objects;
+
+/**
+ * The verdict of a task run whose worker is gone (Q1, Q2, Q5): one rule wherever and whenever the
+ * run ended (a live finish, recovery at boot, a finish for a dead exit owner), so the same facts
+ * always give the same ticket transition. In order:
+ *
+ * <ol>
+ *   <li>The worker wrote an outcome: its verdict and note (a STALLED outcome until its hint, Q2).
+ *   <li>It wrote none, or one that cannot be read, after this daemon stopped it with a stop other
+ *       than the idle shutdown (park, another build, an operator): STALLED now, no attempt spent;
+ *       its work is left resumable.
+ *   <li>It wrote none and was never told to go (Q3): STALLED now; no work began.
+ *   <li>Otherwise LOST with the diagnosis: one attempt spent (Q1).
+ * </ol>
+ *
+ * An idle-shutdown stop reaches only a worker without work (S5), so it excuses nothing.
+ */
+public final class Verdicts {
+  private Verdicts() {}
+
+  /** What the run's directory holds. */
+  public sealed interface Outcome {
+    /**
+     * The worker's own outcome.
+     *
+     * @param verdict          what it wrote
+     * @param stallUntilWallMs for STALLED, when the ticket is due again (Q2); else 0
+     * @param note             its note for humans, or {@code null}
+     */
+    record Written(Verdict verdict, long stallUntilWallMs, String note) implements Outcome {
+      public Written {
+        Objects.requireNonNull(verdict, "verdict");
+        if (verdict != Verdict.STALLED && stallUntilWallMs != 0) {
+          throw new IllegalArgumentException("stallUntilWallMs is only for STALLED outcomes");
+        }
+      }
+    }
+
+    /**
+     * No readable outcome: none was written, or the file cannot be read.
+     *
+     * @param diagnosis what was found, naming the file
+     */
+    record Missing(String diagnosis) implements Outcome {
+      public Missing {
+        Objects.requireNonNull(diagnosis, "diagnosis");
+      }
+    }
+  }
+
+  /**
+   * How a run ended, as the settling daemon knows it.
+   *
+   * @param outcome       what its directory holds
+   * @param exit          how its worker ended, or {@code null} when not even that is known
+   * @param stoppedBy     the stop this daemon had begun, or {@code null}
+   * @param neverToldToGo whether this daemon started the run and its worker was never told go (Q3)
+   */
+  public record Ending(Outcome outcome, RunExit exit, StopKind stoppedBy, boolean neverToldToGo) {
+    public Ending {
+      Objects.requireNonNull(outcome, "outcome");
+    }
+  }
+
+  /** The verdict, and why. */
+  public sealed interface Judgement {
+    /** The verdict to settle with. */
+    Verdict verdict();
+
+    /** For STALLED, when the ticket is due again, wall ms; else 0. */
+    long stallUntilWallMs();
+
+    /** The diagnosis to record, or {@code null} (a worker's outcome without a note). */
+    String diagnosis();
+
+    /** The worker's own outcome. */
+    record Reported(Verdict verdict, long stallUntilWallMs, String diagnosis) implements Judgement {}
+
+    /** No outcome after this daemon's stop: STALLED, no attempt spent. */
+    record StoppedWithoutOutcome(long stallUntilWallMs, String diagnosis) implements Judgement {
+      @Override
+      public Verdict verdict() {
+        return Verdict.STALLED;
+      }
+    }
+
+    /** No outcome, never told to go: STALLED, no work began. */
+    record NeverBegan(long stallUntilWallMs, String diagnosis) implements Judgement {
+      @Override
+      public Verdict verdict() {
+        return Verdict.STALLED;
+      }
+    }
+
+    /** No outcome otherwise: LOST. */
+    record Lost(String diagnosis) implements Judgement {
+      @Override
+      public Verdict verdict() {
+        return Verdict.LOST;
+      }
+
+      @Override
+      public long stallUntilWallMs() {
+        return 0;
+      }
+    }
+  }
+
+  /** The verdict for {@code ending}, judged at {@code nowWallMs}. */
+  public static Judgement judge(Ending ending, long nowWallMs) {
+    Objects.requireNonNull(ending, "ending");
+    Outcome o = ending.outcome();
+    if (o instanceof Outcome.Written w) {
+      return new Judgement.Reported(w.verdict(), w.stallUntilWallMs(), w.note());
+    } else if (o instanceof Outcome.Missing m) {
+      return withoutOutcome(ending, m.diagnosis(), nowWallMs);
+    } else {
+      throw new AssertionError(o);
+    }
+  }
+
+  private static Judgement withoutOutcome(Ending ending, String diagnosis, long nowWallMs) {
+    String ended = "worker ended (" + (ending.exit() == null ? "unknown" : ending.exit()) + ")";
+    StopKind stop = ending.stoppedBy();
+    if (stop != null && stop != StopKind.IDLE_SHUTDOWN) {
+      return new Judgement.StoppedWithoutOutcome(nowWallMs, ended + " after a " + stop + " stop without an outcome ("
+          + diagnosis + "): work left resumable, no attempt spent");
+    }
+    if (ending.neverToldToGo()) {
+      return new Judgement.NeverBegan(nowWallMs, ended + " before it was told to go: no work began (" + diagnosis + ")");
+    }
+    return new Judgement.Lost(ended + " without an outcome: " + diagnosis);
+  }
+}

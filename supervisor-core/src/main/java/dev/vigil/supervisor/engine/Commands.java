@@ -1,0 +1,127 @@
+package dev.vigil.supervisor.engine;
+
+import dev.vigil.coordination.Control;
+import dev.vigil.coordination.Lane;
+import dev.vigil.coordination.NewTicket;
+import dev.vigil.coordination.Submission;
+import dev.vigil.coordination.TicketState;
+import java.util.List;
+
+/**
+ * The answers to client commands other than {@link Command.Shutdown}, which {@link Lifecycle}
+ * answers when the shutdown is decided. Queries are answered in every phase; a stopped daemon
+ * changes nothing more.
+ */
+final class Commands {
+  private final Ctx ctx;
+  private final Tasks tasks;
+  private final Services services;
+  private final Scheduler scheduler;
+  private final Lifecycle lifecycle;
+  private final StatusView status;
+
+  Commands(Ctx ctx, Tasks tasks, Services services, Scheduler scheduler, Lifecycle lifecycle, StatusView status) {
+    this.ctx = ctx;
+    this.tasks = tasks;
+    this.services = services;
+    this.scheduler = scheduler;
+    this.lifecycle = lifecycle;
+    this.status = status;
+  }
+
+  Reply answer(Command command, long nowMonoMs, long nowWallMs) {
+    if (command instanceof Command.StatusQuery) {
+      return new Reply.StatusReport(status.status(nowMonoMs, nowWallMs, lifecycle.state()));
+    } else if (command instanceof Command.ListTickets l) {
+      return new Reply.TicketList(ctx.store.tickets(l.query()));
+    } else if (command instanceof Command.Show s) {
+      return ctx.store.ticket(s.ticket()).<Reply>map(t -> new Reply.TicketDetail(t, ctx.store.runsOf(t.id())))
+          .orElseGet(() -> new Reply.NotFound("ticket " + s.ticket()));
+    } else if (command instanceof Command.ListRuns l) {
+      return new Reply.RunList(ctx.store.runs(l.query()));
+    }
+    if (lifecycle.stopped()) {
+      return new Reply.Denied("the daemon is shutting down");
+    }
+    if (command instanceof Command.Submit s) {
+      return submit(s.ticket(), nowMonoMs, nowWallMs);
+    } else if (command instanceof Command.Park p) {
+      return control(ctx.coordination.park(p.ticket()), p.ticket().toString(), nowMonoMs);
+    } else if (command instanceof Command.Unpark u) {
+      return control(ctx.coordination.unpark(u.ticket()), u.ticket().toString(), nowMonoMs);
+    } else if (command instanceof Command.Hold h) {
+      return control(ctx.coordination.hold(h.ticket(), h.reason()), h.ticket().toString(), nowMonoMs);
+    } else if (command instanceof Command.Release r) {
+      return control(ctx.coordination.release(r.ticket()), r.ticket().toString(), nowMonoMs);
+    } else if (command instanceof Command.Cancel c) {
+      return control(ctx.coordination.cancel(c.ticket()), c.ticket().toString(), nowMonoMs);
+    } else if (command instanceof Command.ParkLane p) {
+      boolean changed = ctx.coordination.parkLane(p.lane());
+      return new Reply.LaneChanged(p.lane(), true, changed, tasks.stopParked(nowMonoMs));
+    } else if (command instanceof Command.UnparkLane u) {
+      return new Reply.LaneChanged(u.lane(), false, ctx.coordination.unparkLane(u.lane()), 0);
+    } else if (command instanceof Command.RunByHand h) {
+      if (lifecycle.shuttingDown()) {
+        return new Reply.Denied("the daemon is shutting down: ticket " + h.ticket() + " is not started");
+      }
+      return scheduler.runByHand(h.ticket(), nowMonoMs, nowWallMs);
+    } else if (command instanceof Command.Pause) {
+      return new Reply.Acknowledged((lifecycle.pause(true) ? "paused" : "already paused")
+          + ": no new work is dispatched until resume or restart; running workers are untouched");
+    } else if (command instanceof Command.Resume) {
+      return new Reply.Acknowledged(lifecycle.pause(false) ? "resumed" : "not paused");
+    } else if (command instanceof Command.StartService s) {
+      if (lifecycle.shuttingDown()) {
+        return new Reply.Denied("the daemon is shutting down: service " + s.service() + " is not started");
+      }
+      return services.start(s.service(), nowMonoMs);
+    } else if (command instanceof Command.StopService s) {
+      return services.stop(s.service(), nowMonoMs);
+    } else {
+      throw new AssertionError(command);
+    }
+  }
+
+  private Reply submit(NewTicket n, long nowMonoMs, long nowWallMs) {
+    if (ctx.config.concurrency(n.lane()) == 0) {
+      List<Lane> lanes = ctx.config.lanes().stream().map(EngineConfig.LaneLimit::lane).toList();
+      return new Reply.Invalid("lane '" + n.lane() + "' is not configured (lanes: " + lanes + ")");
+    }
+    if (!ctx.config.workerTypes().contains(n.type())) {
+      return new Reply.Invalid("worker type '" + n.type() + "' is not configured (workerTypes: "
+          + ctx.config.workerTypes() + ")");
+    }
+    Submission s = ctx.coordination.submit(n, nowWallMs);
+    Reply r;
+    if (s instanceof Submission.Accepted a) {
+      r = new Reply.Submitted(a.ticket(), false);
+    } else if (s instanceof Submission.Duplicate d) {
+      r = new Reply.Submitted(d.existing(), true);
+    } else {
+      throw new AssertionError(s);
+    }
+    if (lifecycle.dispatches()) {
+      scheduler.dispatch(nowMonoMs, nowWallMs);
+    }
+    return r;
+  }
+
+  private Reply control(Control c, String ticket, long nowMonoMs) {
+    if (c instanceof Control.Done d) {
+      String note = "";
+      if (d.ticket().parked() && d.ticket().state() == TicketState.LEASED && tasks.stopParked(nowMonoMs) > 0) {
+        note = "its worker was told to stop at its next safe point";
+      }
+      return new Reply.TicketChanged(d.ticket(), note);
+    } else if (c instanceof Control.Denied d) {
+      return switch (d.reason()) {
+        case NOT_FOUND -> new Reply.NotFound("ticket " + ticket);
+        case TERMINAL -> new Reply.Denied("ticket " + ticket + " is finished (succeeded, failed or cancelled)");
+        case LEASED -> new Reply.Denied("ticket " + ticket + " has a live run: wait for it to settle, or park it");
+        case NOT_HELD -> new Reply.Denied("ticket " + ticket + " is not held");
+      };
+    } else {
+      throw new AssertionError(c);
+    }
+  }
+}

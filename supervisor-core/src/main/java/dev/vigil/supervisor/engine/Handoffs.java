@@ -1,0 +1,198 @@
+package dev.vigil.supervisor.engine;
+
+import dev.vigil.coordination.AbortClaim;
+import dev.vigil.coordination.Claim;
+import dev.vigil.coordination.Lane;
+import dev.vigil.coordination.ProcessIdentity;
+import dev.vigil.coordination.OwnerId;
+import dev.vigil.coordination.RunId;
+import dev.vigil.coordination.RunStart;
+import dev.vigil.coordination.Start;
+import dev.vigil.coordination.Ticket;
+import dev.vigil.supervisor.Durations;
+import dev.vigil.supervisor.HelloCheck;
+import dev.vigil.supervisor.StopKind;
+import dev.vigil.supervisor.TimeoutLattice.Timeout;
+import dev.vigil.supervisor.engine.port.IdentityRecord;
+import dev.vigil.supervisor.engine.port.Launch;
+import dev.vigil.supervisor.engine.port.LaunchRequest;
+import dev.vigil.supervisor.engine.port.Signal;
+
+/**
+ * The reservation handoff of a task run (Q3): claim, directory, launch, then {@code start} once
+ * the worker holds its reservation and its identity is known and alive, and only then go. A
+ * handoff that does not complete within {@code launchHandoff}, or whose worker died first, is
+ * rolled back: its worker is KILLed (identity-gated) until it is dead by identity and reservation,
+ * then the claim is aborted (Q4).
+ */
+final class Handoffs {
+  private final Ctx ctx;
+  private final TaskTable table;
+  private final TaskStops stops;
+  private final Workers workers;
+
+  Handoffs(Ctx ctx, TaskTable table, TaskStops stops, Workers workers) {
+    this.ctx = ctx;
+    this.table = table;
+    this.stops = stops;
+    this.workers = workers;
+  }
+
+  /** Launches the worker of a fresh claim, or rolls the claim back when that cannot be done. */
+  void launch(Claim.Granted g, long nowMonoMs) {
+    RunId run = g.run().id();
+    Ticket ticket = ctx.store.ticket(run.ticket()).orElseThrow(() -> new IllegalStateException(
+        "claim " + run + " names ticket " + run.ticket() + " that the store does not have"));
+    ctx.record(new EngineEvent.Claimed(run, ticket.lane()));
+    WorkerKey.Task key = new WorkerKey.Task(run);
+    if (!ctx.config.workerTypes().contains(ticket.type())) {
+      abort(run, ctx.me, "worker type '" + ticket.type() + "' is not configured on this daemon");
+      return;
+    }
+    Launch launch = workers.launch(
+        new LaunchRequest(key, ctx.config.workerType(ticket.type()), ticket.payload(), g.run().attempt(), ctx.config.build()));
+    if (launch instanceof Launch.Failed f) {
+      abort(run, ctx.me, f.why());
+    } else if (launch instanceof Launch.Started s) {
+      table.transition(new TaskTable.Tracked(run, ticket.lane()), new RunPhase.Handoff(RunPhase.Source.LAUNCHED,
+          s.identity(), s.tokenHash(), nowMonoMs + ctx.ms(Timeout.LAUNCH_HANDOFF), null, null, null));
+    } else {
+      throw new AssertionError(launch);
+    }
+  }
+
+  /**
+   * Rolls a claim back ({@code abortClaim}, C7) as {@code leaseOwner}: this daemon for its own
+   * claims (launched or adopted), or the claim's recorded owner when recovery acts for it (the store
+   * refuses if another daemon adopted the claim meanwhile).
+   */
+  void abort(RunId run, OwnerId leaseOwner, String why) {
+    AbortClaim a = ctx.coordination.abortClaim(run, leaseOwner, why);
+    if (a instanceof AbortClaim.Aborted ab) {
+      ctx.record(new EngineEvent.ClaimAborted(run, why, ab.ticket().state()));
+    } else if (a instanceof AbortClaim.Denied d) {
+      ctx.record(new EngineEvent.VerbDenied(run, "abortClaim", d.reason().toString()));
+    } else {
+      throw new AssertionError(a);
+    }
+  }
+
+  /**
+   * Recovery adopts the handoff of a CLAIMED run whose claim it took over from its dead owner
+   * ({@code adoptClaim}): started as this owner once the worker's identity record names a live
+   * process holding the reservation.
+   */
+  void adopt(RunId run, Lane lane, long nowMonoMs, long nowWallMs) {
+    TaskTable.Tracked t = new TaskTable.Tracked(run, lane);
+    table.transition(t, new RunPhase.Handoff(RunPhase.Source.ADOPTED, null, null,
+        nowMonoMs + ctx.ms(Timeout.LAUNCH_HANDOFF), null, null, null));
+    advance(t, (RunPhase.Handoff) t.phase(), nowMonoMs, nowWallMs);
+  }
+
+  /**
+   * What a hello from the worker of a handoff is checked against: the launched process, its token
+   * and this daemon's build; for an adopted handoff, whatever its identity record carries.
+   */
+  HelloCheck.Expected expected(TaskTable.Tracked t, RunPhase.Handoff h) {
+    if (h.source() == RunPhase.Source.LAUNCHED) {
+      return new HelloCheck.Expected(h.launched(), h.launchToken(), ctx.config.build());
+    } else if (ctx.directories.identity(t.key()) instanceof IdentityRecord.Written w) {
+      return new HelloCheck.Expected(w.identity(), w.tokenHash(), w.build());
+    } else {
+      return new HelloCheck.Expected(null, null, null);
+    }
+  }
+
+  /** A hello passed its check: the handoff knows the worker that said it, and moves on. */
+  void helloAccepted(TaskTable.Tracked t, RunPhase.Handoff h, ProcessIdentity identity, WorkerMessage.Hello hello,
+                     long nowMonoMs, long nowWallMs) {
+    table.transition(t, h.withHello(identity, hello.build(), hello.tokenHash()));
+    advance(t, (RunPhase.Handoff) t.phase(), nowMonoMs, nowWallMs);
+  }
+
+  /**
+   * Moves a handoff on: start once the worker holds its reservation and its identity is known and
+   * alive (Q3); roll back once a launched worker died before that; time out after launchHandoff.
+   */
+  void advance(TaskTable.Tracked t, RunPhase.Handoff h, long nowMonoMs, long nowWallMs) {
+    WorkerKey.Task key = t.key();
+    IdentityRecord record = ctx.directories.identity(key);
+    ProcessIdentity identity = null;
+    String build = null;
+    String token = null;
+    if (h.source() == RunPhase.Source.LAUNCHED) {
+      boolean recorded = record instanceof IdentityRecord.Written w && w.identity().equals(h.launched());
+      if (recorded || h.launched().equals(h.helloIdentity())) {
+        identity = h.launched();
+        build = ctx.config.build();
+        token = h.launchToken();
+      }
+    } else if (record instanceof IdentityRecord.Written w) {
+      // adopted: the record names the worker; build and token come from it, or else from that
+      // worker's own hello
+      boolean saidHello = w.identity().equals(h.helloIdentity());
+      String b = w.build() != null ? w.build() : saidHello ? h.helloBuild() : null;
+      String tk = w.tokenHash() != null ? w.tokenHash() : saidHello ? h.helloToken() : null;
+      if (b != null && tk != null) {
+        identity = w.identity();
+        build = b;
+        token = tk;
+      }
+    }
+    boolean reserved = ctx.directories.isReserved(key);
+    if (identity != null && reserved && ctx.processes.alive(identity)) {
+      start(t, new RunStart(identity, build, token, nowWallMs), nowMonoMs);
+      return;
+    }
+    if (h.source() == RunPhase.Source.LAUNCHED && !reserved && !ctx.processes.alive(h.launched())) {
+      beginAbort(t, h.launched(), "worker " + h.launched() + " died before it held its reservation and reported its identity",
+          nowMonoMs);
+      return;
+    }
+    if (nowMonoMs >= h.deadlineMonoMs()) {
+      String why = "worker did not hold its reservation and report its identity within launchHandoff ("
+          + Durations.format(ctx.ms(Timeout.LAUNCH_HANDOFF)) + ")";
+      ctx.record(new EngineEvent.HandoffTimedOut(key, why));
+      beginAbort(t, h.launched() != null ? h.launched() : identity, why, nowMonoMs);
+    }
+  }
+
+  private void start(TaskTable.Tracked t, RunStart rs, long nowMonoMs) {
+    Start s = ctx.coordination.start(t.run, ctx.me, rs);
+    if (s instanceof Start.Started) {
+      ctx.record(new EngineEvent.Started(t.run, rs.identity(), rs.build()));
+      table.transition(t, new RunPhase.Running(rs, RunPhase.Go.PENDING, null, false, null));
+      StopKind stop = stops.dueAtStart(t, rs);
+      if (stop != null) {
+        stops.begin(t, stop, nowMonoMs);
+      }
+    } else if (s instanceof Start.Denied d) {
+      ctx.record(new EngineEvent.VerbDenied(t.run, "start", d.reason().toString()));
+      table.transition(t, null); // the store says otherwise; the next reconcile recovers it from the store
+    } else {
+      throw new AssertionError(s);
+    }
+  }
+
+  private void beginAbort(TaskTable.Tracked t, ProcessIdentity identity, String why, long nowMonoMs) {
+    table.transition(t, new RunPhase.Aborting(identity, why, nowMonoMs));
+    advanceAborting(t, (RunPhase.Aborting) t.phase(), nowMonoMs);
+  }
+
+  /** Moves a failed handoff on: KILL its worker every stopGrace while it lives; roll the claim back once it is dead (Q4). */
+  void advanceAborting(TaskTable.Tracked t, RunPhase.Aborting a, long nowMonoMs) {
+    ProcessIdentity identity = a.identity();
+    if (identity == null && ctx.directories.identity(t.key()) instanceof IdentityRecord.Written w) {
+      identity = w.identity();
+      table.transition(t, new RunPhase.Aborting(identity, a.why(), a.killAtMonoMs()));
+    }
+    if (identity != null && nowMonoMs >= a.killAtMonoMs() && ctx.processes.alive(identity)) {
+      workers.signal(t.key(), identity, Signal.KILL);
+      table.transition(t, new RunPhase.Aborting(identity, a.why(), nowMonoMs + ctx.ms(Timeout.STOP_GRACE)));
+    }
+    if (Liveness.dead(ctx.processes, ctx.directories, t.key(), identity)) {
+      abort(t.run, ctx.me, a.why());
+      table.transition(t, null);
+    }
+  }
+}

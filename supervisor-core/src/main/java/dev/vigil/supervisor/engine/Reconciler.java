@@ -1,0 +1,83 @@
+package dev.vigil.supervisor.engine;
+
+import dev.vigil.coordination.Lease;
+import dev.vigil.coordination.Readopt;
+import dev.vigil.coordination.Renewal;
+import dev.vigil.coordination.Run;
+import dev.vigil.coordination.RunId;
+import dev.vigil.coordination.RunState;
+import dev.vigil.supervisor.StopKind;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The reconcile pass, every {@code reconcile} and at boot: renew the leases of supervised runs (C4:
+ * a denial is recorded and decides nothing; an expired lease of a worker alive by identity is
+ * re-armed by readopt, C3), look for dead workers by identity and reservation only (C5, Q6), take
+ * their exits and settle ({@link Settling}); tell workers of parked tickets to stop (Q9); recover
+ * every live run that has no live owner and that this daemon does not supervise ({@link Recovery}).
+ */
+final class Reconciler {
+  private final Ctx ctx;
+  private final TaskTable table;
+  private final Settling settling;
+  private final TaskStops stops;
+  private final Recovery recovery;
+
+  Reconciler(Ctx ctx, TaskTable table, Settling settling, TaskStops stops, Recovery recovery) {
+    this.ctx = ctx;
+    this.table = table;
+    this.settling = settling;
+    this.stops = stops;
+    this.recovery = recovery;
+  }
+
+  void reconcile(boolean atBoot, long nowMonoMs, long nowWallMs) {
+    renew(nowWallMs);
+    for (TaskTable.Tracked t : table.all()) {
+      if (!table.current(t)) {
+        continue;
+      }
+      Optional<Run> stored = ctx.store.run(t.run);
+      if (stored.isEmpty() || stored.get().state() == RunState.SETTLED) {
+        table.transition(t, null);
+        continue;
+      }
+      if (t.phase() instanceof RunPhase.Running r) {
+        if (!settling.settleIfDead(t, r, nowWallMs) && r.stop() == null && table.parked(t)) {
+          stops.begin(t, StopKind.PARK, nowMonoMs);
+        }
+      }
+    }
+    recovery.recoverUnsupervised(atBoot, nowMonoMs, nowWallMs);
+  }
+
+  private void renew(long nowWallMs) {
+    if (table.isEmpty()) {
+      return;
+    }
+    ctx.coordination.renewAll(ctx.me, nowWallMs, ctx.leaseTtlMs());
+    Map<RunId, Lease> leases = new HashMap<>();
+    for (Lease l : ctx.store.leases()) {
+      leases.put(l.run(), l);
+    }
+    for (TaskTable.Tracked t : table.all()) {
+      Lease l = leases.get(t.run);
+      if (l != null && l.owner().equals(ctx.me) && l.expiresAtMs() > nowWallMs) {
+        continue;
+      }
+      Renewal rn = ctx.coordination.renew(t.run, ctx.me, nowWallMs, ctx.leaseTtlMs());
+      if (rn instanceof Renewal.Denied d) {
+        ctx.record(new EngineEvent.RenewalDenied(t.run, d.reason()));
+        if (d.reason() == Renewal.Reason.EXPIRED && t.phase() instanceof RunPhase.Running r
+            && !Liveness.dead(ctx.processes, ctx.directories, t.key(), r.start().identity())
+            && ctx.coordination.readopt(t.run, ctx.me, nowWallMs, ctx.leaseTtlMs()) instanceof Readopt.Readopted) {
+          ctx.record(new EngineEvent.LeaseRearmed(t.run));
+        }
+      } else if (!(rn instanceof Renewal.Renewed)) {
+        throw new AssertionError(rn);
+      }
+    }
+  }
+}

@@ -1,0 +1,189 @@
+package dev.vigil.supervisor.engine;
+
+import dev.vigil.coordination.AdoptClaim;
+import dev.vigil.coordination.Exit;
+import dev.vigil.coordination.ExitOwner;
+import dev.vigil.coordination.Lane;
+import dev.vigil.coordination.OwnerId;
+import dev.vigil.coordination.Readopt;
+import dev.vigil.coordination.Run;
+import dev.vigil.coordination.RunExit;
+import dev.vigil.coordination.RunId;
+import dev.vigil.coordination.RunState;
+import dev.vigil.coordination.Ticket;
+import dev.vigil.supervisor.Adoption;
+import dev.vigil.supervisor.Durations;
+import dev.vigil.supervisor.StopKind;
+import dev.vigil.supervisor.TimeoutLattice.Timeout;
+import dev.vigil.supervisor.engine.EngineEvent.RecoveryAction;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Recovery of live runs this daemon does not supervise (DESIGN.md §7, Q4, Q10, Q11, S6): at boot
+ * every live run in the store, later every one that no live owner holds.
+ */
+final class Recovery {
+  private final Ctx ctx;
+  private final TaskTable table;
+  private final Handoffs handoffs;
+  private final Settling settling;
+  private final TaskStops stops;
+  /** Live runs already journalled as left to their live owner, so that each is journalled once. */
+  private final Set<RunId> leftAlone = new HashSet<>();
+
+  Recovery(Ctx ctx, TaskTable table, Handoffs handoffs, Settling settling, TaskStops stops) {
+    this.ctx = ctx;
+    this.table = table;
+    this.handoffs = handoffs;
+    this.settling = settling;
+    this.stops = stops;
+  }
+
+  /** Recovers every live run in the store that this daemon does not supervise. */
+  void recoverUnsupervised(boolean atBoot, long nowMonoMs, long nowWallMs) {
+    Map<OwnerId, Boolean> ownerMayLive = new HashMap<>();
+    List<Run> live = ctx.store.liveRuns();
+    Set<RunId> liveIds = new HashSet<>();
+    for (Run r : live) {
+      liveIds.add(r.id());
+    }
+    leftAlone.retainAll(liveIds);
+    for (Run r : live) {
+      if (!table.contains(r.id())) {
+        recover(r, atBoot, ownerMayLive, nowMonoMs, nowWallMs);
+      }
+    }
+  }
+
+  /** Recovers one live run this daemon does not supervise (a worker of it said hello). */
+  void recover(Run r, long nowMonoMs, long nowWallMs) {
+    recover(r, false, new HashMap<>(), nowMonoMs, nowWallMs);
+  }
+
+  /**
+   * Recovers one live run this daemon does not supervise, exactly as DESIGN.md §7:
+   *
+   * <ol>
+   *   <li>A run whose owner may live (this incarnation's runs are always recovered) is left alone,
+   *       except a claim older than {@code staleClaim} at boot with its reservation free (Q10).
+   *   <li>CLAIMED: reservation held → the claim is taken over from its dead owner
+   *       ({@code adoptClaim}, C3) and the handoff adopted: started as this owner once the worker's
+   *       identity record names a live process holding the reservation (its build and token from the
+   *       record, or from that process's hello when the record has none), rolled back after
+   *       launchHandoff once the worker is gone; free → {@code abortClaim} for the claim's owner.
+   *   <li>RUNNING: alive by identity or reservation and same build → {@code readopt} (Q11, D4);
+   *       alive, another build → readopt and stop as a lost worker (S6); dead → {@code takeExit} as
+   *       RECOVERY, outcome read, {@code finish} (Q4, Q5).
+   *   <li>EXITED whose exit owner is dead → {@code finish} for the dead exit owner with the recorded
+   *       facts; EXITED by this owner → finish (a settlement that had not happened).
+   * </ol>
+   */
+  private void recover(Run r, boolean atBoot, Map<OwnerId, Boolean> ownerMayLive, long nowMonoMs, long nowWallMs) {
+    boolean foreignLive = !r.owner().equals(ctx.me) && ownerMayLive.computeIfAbsent(r.owner(), ctx::ownerMayLive);
+    Lane lane = ctx.store.ticket(r.ticket()).map(Ticket::lane).orElse(Lane.DEFAULT);
+    if (r.state() == RunState.CLAIMED) {
+      recoverClaim(r, lane, atBoot, foreignLive, nowMonoMs, nowWallMs);
+    } else if (r.state() == RunState.RUNNING) {
+      if (foreignLive) {
+        leave(r, "run of live owner " + r.owner());
+      } else {
+        recoverRunning(r, lane, nowMonoMs, nowWallMs);
+      }
+    } else if (r.state() == RunState.EXITED) {
+      ExitOwner exitOwner = r.exitOwner();
+      if (exitOwner.owner().equals(ctx.me)) {
+        ctx.record(new EngineEvent.Recovered(r.id(), RecoveryAction.SETTLE_OWN_EXIT, "exit taken, not settled"));
+        settling.settle(r.id(), exitOwner, null, false, r.exit(), false, nowWallMs);
+      } else if (ownerMayLive.computeIfAbsent(exitOwner.owner(), ctx::ownerMayLive)) {
+        leave(r, "exit taken by live owner " + exitOwner);
+      } else {
+        ctx.record(new EngineEvent.Recovered(r.id(), RecoveryAction.FINISH_FOR_DEAD_EXIT_OWNER,
+            "exit owner " + exitOwner + " is gone; exit " + r.exit()));
+        settling.settle(r.id(), ExitOwner.recovery(ctx.me), null, false, r.exit(), true, nowWallMs);
+      }
+    } else {
+      throw new AssertionError("liveRuns returned a " + r.state() + " run: " + r.id());
+    }
+  }
+
+  private void recoverClaim(Run r, Lane lane, boolean atBoot, boolean foreignLive, long nowMonoMs, long nowWallMs) {
+    boolean stale = atBoot && nowWallMs - r.claimedAtMs() >= ctx.ms(Timeout.STALE_CLAIM);
+    boolean reserved = ctx.directories.isReserved(new WorkerKey.Task(r.id()));
+    if (foreignLive && (!stale || reserved)) {
+      leave(r, "claim of live owner " + r.owner());
+    } else if (reserved) {
+      AdoptClaim a = ctx.coordination.adoptClaim(r.id(), ctx.me, r.owner(), nowWallMs, ctx.leaseTtlMs());
+      if (a instanceof AdoptClaim.Denied d) {
+        ctx.record(new EngineEvent.VerbDenied(r.id(), "adoptClaim", d.reason().toString()));
+        return;
+      } else if (!(a instanceof AdoptClaim.Adopted)) {
+        throw new AssertionError(a);
+      }
+      ctx.record(new EngineEvent.Recovered(r.id(), RecoveryAction.ADOPT_CLAIM, "reservation held"));
+      handoffs.adopt(r.id(), lane, nowMonoMs, nowWallMs);
+    } else {
+      String why = foreignLive
+          ? "stale claim (Q10): claimed " + Durations.format(nowWallMs - r.claimedAtMs()) + " ago by " + r.owner()
+              + ", no worker holds its reservation"
+          : "recovery: owner " + r.owner() + " is gone and no worker holds the reservation";
+      ctx.record(new EngineEvent.Recovered(r.id(), RecoveryAction.ABORT_CLAIM, why));
+      handoffs.abort(r.id(), r.owner(), why);
+    }
+  }
+
+  private void recoverRunning(Run r, Lane lane, long nowMonoMs, long nowWallMs) {
+    WorkerKey.Task key = new WorkerKey.Task(r.id());
+    boolean alive = !Liveness.dead(ctx.processes, ctx.directories, key, r.start().identity());
+    Adoption.Verdict v = ctx.adoption.verdict(alive, Optional.of(r.start().build()), ctx.bootMonoMs, nowMonoMs);
+    if (v instanceof Adoption.Verdict.NotAlive) {
+      RunExit facts = RunExit.unknown(nowWallMs);
+      ExitOwner claimant = ExitOwner.recovery(ctx.me);
+      Exit e = ctx.coordination.takeExit(r.id(), claimant, facts);
+      if (e instanceof Exit.Taken) {
+        ctx.record(new EngineEvent.Recovered(r.id(), RecoveryAction.SETTLE_DEAD, "dead by identity and reservation"));
+        ctx.record(new EngineEvent.ExitTaken(r.id(), claimant.role(), facts));
+        settling.settle(r.id(), claimant, null, false, facts, false, nowWallMs);
+      } else if (e instanceof Exit.Denied d) {
+        ctx.record(new EngineEvent.ExitLost(r.id(), d.reason() + (d.winner() == null ? "" : " by " + d.winner())));
+      } else {
+        throw new AssertionError(e);
+      }
+    } else if (v instanceof Adoption.Verdict.Adopt || v instanceof Adoption.Verdict.StopAsLost) {
+      Readopt ro = ctx.coordination.readopt(r.id(), ctx.me, nowWallMs, ctx.leaseTtlMs());
+      if (ro instanceof Readopt.Denied d) {
+        ctx.record(new EngineEvent.VerbDenied(r.id(), "readopt", d.reason().toString()));
+        return;
+      } else if (!(ro instanceof Readopt.Readopted)) {
+        throw new AssertionError(ro);
+      }
+      TaskTable.Tracked t = new TaskTable.Tracked(r.id(), lane);
+      table.transition(t, new RunPhase.Running(r.start(), RunPhase.Go.UNKNOWN, null, false, null));
+      if (v instanceof Adoption.Verdict.StopAsLost) {
+        ctx.record(new EngineEvent.Recovered(r.id(), RecoveryAction.STOP_OTHER_BUILD,
+            "worker build " + r.start().build() + ", daemon build " + ctx.config.build()));
+        stops.begin(t, StopKind.LOST, nowMonoMs);
+      } else {
+        ctx.record(new EngineEvent.Recovered(r.id(), RecoveryAction.READOPT, "alive by identity or reservation"));
+        StopKind due = stops.dueAtReadopt(t);
+        if (due != null) {
+          stops.begin(t, due, nowMonoMs);
+        }
+      }
+    } else if (v instanceof Adoption.Verdict.AwaitHello) {
+      throw new AssertionError("a task run's build is recorded, so adoption never waits for its hello: " + v);
+    } else {
+      throw new AssertionError(v);
+    }
+  }
+
+  private void leave(Run r, String why) {
+    if (leftAlone.add(r.id())) {
+      ctx.record(new EngineEvent.Recovered(r.id(), RecoveryAction.LEAVE_TO_LIVE_OWNER, why));
+    }
+  }
+}

@@ -1,0 +1,102 @@
+package dev.vigil.supervisor.engine;
+
+import dev.vigil.coordination.ProcessIdentity;
+import dev.vigil.coordination.RunStart;
+import dev.vigil.supervisor.Stopping;
+import dev.vigil.supervisor.engine.port.ProcessExit;
+
+/**
+ * Where a task run this daemon supervises is: one type per phase; only {@link TaskTable#transition}
+ * moves a run from one to the next.
+ */
+sealed interface RunPhase {
+  /** The worker's identity as far as this phase knows it, or null (an adopted handoff names it in its record). */
+  ProcessIdentity knownIdentity();
+
+  /**
+   * CLAIMED; waiting until the worker holds its reservation and its identity is known, from its
+   * identity record or its hello (Q3).
+   *
+   * @param source         launched by this incarnation, or adopted from a dead owner at recovery (its
+   *                       claim already taken over by {@code adoptClaim}: the lease is this owner's either way)
+   * @param launched       the launched process (null when adopted)
+   * @param launchToken    the launched worker's token hash (null when adopted: from the identity record or the hello)
+   * @param deadlineMonoMs when the handoff times out (launchHandoff after the launch or the adoption)
+   * @param helloIdentity  the identity of the process that said hello (its token checked when there
+   *                       was one to check against), or null
+   * @param helloBuild     the build that hello reported, or null
+   * @param helloToken     the token hash that hello presented, or null
+   */
+  record Handoff(Source source, ProcessIdentity launched, String launchToken, long deadlineMonoMs,
+                 ProcessIdentity helloIdentity, String helloBuild, String helloToken) implements RunPhase {
+    Handoff withHello(ProcessIdentity id, String build, String token) {
+      return new Handoff(source, launched, launchToken, deadlineMonoMs, id, build, token);
+    }
+
+    @Override
+    public ProcessIdentity knownIdentity() {
+      return launched;
+    }
+  }
+
+  /**
+   * The handoff failed: the worker (if any) is sent KILL, identity-gated, once per
+   * {@code stopGrace} while it lives. The claim is rolled back once the worker is dead by identity
+   * and reservation (Q4).
+   *
+   * @param identity     the worker's identity if known, else null
+   * @param why          the claim's diagnosis
+   * @param killAtMonoMs when KILL is due (again)
+   */
+  record Aborting(ProcessIdentity identity, String why, long killAtMonoMs) implements RunPhase {
+    @Override
+    public ProcessIdentity knownIdentity() {
+      return identity;
+    }
+  }
+
+  /**
+   * RUNNING under this owner.
+   *
+   * @param start        the recorded start
+   * @param go           what this incarnation knows about the worker's go
+   * @param exit         the exit the shell reported for its child, or null
+   * @param exitExpected the worker reported its outcome: probe each tick until it is gone
+   * @param stop         the stop in progress, or null
+   */
+  record Running(RunStart start, Go go, ProcessExit exit, boolean exitExpected, Stopping stop) implements RunPhase {
+    Running with(Go g) {
+      return new Running(start, g, exit, exitExpected, stop);
+    }
+
+    Running with(ProcessExit e) {
+      return new Running(start, go, e, exitExpected, stop);
+    }
+
+    Running expectingExit() {
+      return new Running(start, go, exit, true, stop);
+    }
+
+    Running with(Stopping s) {
+      return new Running(start, go, exit, exitExpected, s);
+    }
+
+    @Override
+    public ProcessIdentity knownIdentity() {
+      return start.identity();
+    }
+  }
+
+  /** How a handoff began. */
+  enum Source { LAUNCHED, ADOPTED }
+
+  /** What this incarnation knows about a running worker's go (Q3). */
+  enum Go {
+    /** Readopted: a previous daemon may or may not have told it. */
+    UNKNOWN,
+    /** Started by this incarnation; the worker has not been told yet: it has done no work. */
+    PENDING,
+    /** Told (a welcome with go=true went to its connection). */
+    SENT
+  }
+}

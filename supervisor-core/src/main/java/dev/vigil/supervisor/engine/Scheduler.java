@@ -1,0 +1,96 @@
+package dev.vigil.supervisor.engine;
+
+import dev.vigil.coordination.Claim;
+import dev.vigil.coordination.Lane;
+import dev.vigil.coordination.Ticket;
+import dev.vigil.coordination.TicketId;
+import dev.vigil.coordination.TicketQuery;
+import dev.vigil.coordination.TicketState;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The scheduler: per configured lane, claims ({@code claimNext}) as many due tickets as the lane has
+ * free slots, by priority then age; occupied slots are the lane's live runs in the store, so after
+ * any restart they equal its live workers (Q11). A hand start (Q8) takes a free slot the same way.
+ */
+final class Scheduler {
+  private final Ctx ctx;
+  private final Tasks tasks;
+
+  Scheduler(Ctx ctx, Tasks tasks) {
+    this.ctx = ctx;
+    this.tasks = tasks;
+  }
+
+  /** Claims due tickets into the free slots of every configured, unparked lane (Q11: slots from live runs). */
+  void dispatch(long nowMonoMs, long nowWallMs) {
+    if (ctx.config.lanes().isEmpty()) {
+      return;
+    }
+    var parked = ctx.store.parkedLanes();
+    Map<Lane, Integer> occupied = occupancy();
+    for (EngineConfig.LaneLimit l : ctx.config.lanes()) {
+      int free = l.concurrency() - occupied.getOrDefault(l.lane(), 0);
+      if (free <= 0 || parked.contains(l.lane())) {
+        continue;
+      }
+      for (Claim.Granted g : ctx.coordination.claimNext(l.lane(), ctx.me, nowWallMs, ctx.leaseTtlMs(), free).granted()) {
+        tasks.launch(g, nowMonoMs);
+      }
+    }
+  }
+
+  /** Live runs per lane: a LEASED ticket has exactly one unsettled run (C1), whoever owns it. */
+  Map<Lane, Integer> occupancy() {
+    Map<Lane, Integer> out = new HashMap<>();
+    for (Ticket t : ctx.store.tickets(TicketQuery.all().inState(TicketState.LEASED))) {
+      out.merge(t.lane(), 1, Integer::sum);
+    }
+    return out;
+  }
+
+  /**
+   * Q8: a hand-started claim, launched at once like a scheduled one. It takes a free slot of its
+   * lane (the lane's limit holds for hand-started work too) but ignores a pause and priorities;
+   * everything the store checks (held, parked, not due) applies.
+   */
+  Reply runByHand(TicketId id, long nowMonoMs, long nowWallMs) {
+    Optional<Ticket> ticket = ctx.store.ticket(id);
+    if (ticket.isEmpty()) {
+      return new Reply.NotFound("ticket " + id);
+    }
+    Ticket t = ticket.get();
+    if (!ctx.config.workerTypes().contains(t.type())) {
+      return new Reply.Invalid("ticket " + id + " needs worker type '" + t.type() + "', which is not configured (workerTypes: "
+          + ctx.config.workerTypes() + ")");
+    }
+    Optional<EngineConfig.LaneLimit> lane = ctx.config.lanes().stream().filter(l -> l.lane().equals(t.lane())).findFirst();
+    if (lane.isEmpty()) {
+      return new Reply.Invalid("ticket " + id + " is in lane '" + t.lane() + "', which is not configured");
+    }
+    int occupied = occupancy().getOrDefault(t.lane(), 0);
+    if (t.claimableAt(nowWallMs) && occupied >= lane.get().concurrency()) {
+      return new Reply.Denied("lane " + t.lane() + " is full (" + occupied + " of " + lane.get().concurrency()
+          + " running): wait for a slot");
+    }
+    Claim c = ctx.coordination.claimByHand(id, ctx.me, nowWallMs, ctx.leaseTtlMs());
+    if (c instanceof Claim.Granted g) {
+      tasks.launch(g, nowMonoMs);
+      return new Reply.HandStarted(ctx.store.run(g.run().id()).orElse(g.run()));
+    } else if (c instanceof Claim.Denied d) {
+      return switch (d.reason()) {
+        case NOT_FOUND -> new Reply.NotFound("ticket " + id);
+        case LEASED -> new Reply.Denied("ticket " + id + " has a live run already");
+        case NOT_READY -> new Reply.Denied("ticket " + id + " is " + t.state()
+            + (t.state() == TicketState.HELD ? ": release it first" : ": only a READY ticket can be started"));
+        case PARKED -> new Reply.Denied("ticket " + id + " or its lane " + t.lane() + " is parked: unpark it first");
+        case NOT_DUE -> new Reply.Denied("ticket " + id + " is not due yet (not before "
+            + java.time.Instant.ofEpochMilli(t.notBeforeMs()) + ")");
+      };
+    } else {
+      throw new AssertionError(c);
+    }
+  }
+}

@@ -1,0 +1,46 @@
+package dev.vigil.supervisor.engine.port;
+
+import dev.vigil.coordination.RunId;
+import dev.vigil.supervisor.RevivalGate;
+import dev.vigil.supervisor.engine.WorkerKey;
+import java.util.Optional;
+
+/**
+ * The workers' directories ({@code <home>/runs/<run-id>/} for a task run, one directory per
+ * service session), implemented by worker-runtime. A directory holds {@code reservation.lock}
+ * (an exclusive OS lock the worker holds for its whole life), {@code identity.json},
+ * {@code outcome.json}, {@code busy.json} and the logs.
+ *
+ * <p>Every read is permissive: a missing, truncated or corrupt file reads as a value with a
+ * diagnosis, never as an exception. Threading: called only on the scheduling thread; each call is
+ * a short local file operation (a lock probe, a small read) and must not block on a worker.
+ */
+public interface RunDirectories {
+  /**
+   * Creates the directory of {@code key} (0700) if it does not exist; for a service, an existing
+   * directory is kept as it is (its busy record and logs belong to the session).
+   */
+  Prepared prepare(WorkerKey key);
+
+  /**
+   * True while some live process holds the reservation lock of {@code key}: a free lock means no
+   * live worker (C5, Q4). False when the directory does not exist. Probing must not take the lock
+   * in a way a worker could observe as held for longer than the probe.
+   */
+  boolean isReserved(WorkerKey key);
+
+  /**
+   * The worker's {@code identity.json}: its identity, build and token hash, written after it took
+   * its reservation (Q3).
+   */
+  IdentityRecord identity(WorkerKey key);
+
+  /** The run's {@code outcome.json} (written to a temporary file, fsynced, renamed by the worker). */
+  OutcomeRecord outcome(RunId run);
+
+  /**
+   * The latest busy-evidence record of a service's worker ({@code busy.json}, S3); empty when
+   * missing or unreadable (a boot never revives a worker without a readable busy record).
+   */
+  Optional<RevivalGate.BusyRecord> latestBusy(WorkerKey key);
+}
