@@ -15,7 +15,7 @@ import dev.vigil.launcher.internal.JournalFile;
 import dev.vigil.launcher.internal.StatusFile;
 import dev.vigil.launcher.internal.Wire;
 import dev.vigil.supervisor.RevivalGate;
-import dev.vigil.supervisor.engine.IdentityRecord;
+import dev.vigil.supervisor.engine.port.IdentityRecord;
 import dev.vigil.supervisor.engine.WorkerKey;
 import dev.vigil.worker.engine.DiskRunDirectories;
 import dev.vigil.worker.process.GroupSignal;

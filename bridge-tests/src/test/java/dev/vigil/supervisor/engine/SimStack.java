@@ -20,6 +20,10 @@ import dev.vigil.launcher.internal.Wire;
 import dev.vigil.supervisor.Replacement;
 import dev.vigil.supervisor.RevivalGate;
 import dev.vigil.supervisor.Version;
+import dev.vigil.supervisor.engine.port.IdentityRecord;
+import dev.vigil.supervisor.engine.port.LaunchRequest;
+import dev.vigil.supervisor.engine.port.OutcomeRecord;
+import dev.vigil.supervisor.engine.port.Ports;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -165,8 +169,10 @@ public final class SimStack implements Stack {
     build = config.buildId(label);
     incarnation++;
     daemon = world.startDaemon(incarnation);
-    EngineConfig ec = new EngineConfig(new OwnerId("d" + incarnation), "sim", build, config.version(label), 1, lanes,
-        new TreeSet<>(Set.of("command", ScriptedWorker.NAME)), services, BridgeTimeouts.LATTICE);
+    EngineConfig ec = new EngineConfig(new OwnerId("d" + incarnation), "sim", build, config.version(label), 1,
+        new Workload(lanes, WorkerTypes.of(WorkerTypeSpec.command(),
+            WorkerTypeSpec.declared(ScriptedWorker.NAME, ScriptedWorker.class.getName(), List.of())), services),
+        BridgeTimeouts.LATTICE);
     Ports ports = new Ports(law, world.processesOf(daemon), world.directories, world.channel, s -> {
       lastStatus = s;
       statusDeleted = false;

@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.ser.std.ToStringSerializer;
 import dev.vigil.coordination.OwnerId;
 import dev.vigil.supervisor.engine.EngineEvent;
-import dev.vigil.supervisor.engine.Journal;
+import dev.vigil.supervisor.engine.port.Journal;
 import dev.vigil.supervisor.engine.WorkerKey;
 import java.io.IOException;
 import java.io.OutputStream;

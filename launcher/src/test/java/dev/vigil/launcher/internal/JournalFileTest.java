@@ -14,7 +14,7 @@ import dev.vigil.coordination.TicketId;
 import dev.vigil.coordination.TicketState;
 import dev.vigil.coordination.Verdict;
 import dev.vigil.supervisor.engine.EngineEvent;
-import dev.vigil.supervisor.engine.StopKind;
+import dev.vigil.supervisor.StopKind;
 import dev.vigil.supervisor.engine.WorkerKey;
 import java.nio.file.Files;
 import java.nio.file.Path;
