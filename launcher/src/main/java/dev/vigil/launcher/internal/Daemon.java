@@ -46,6 +46,11 @@ import org.slf4j.LoggerFactory;
  * the exit watchers enqueue; the status file written every heartbeat (D1) and deleted on a clean
  * exit; the singleton lock and the foreign-loop check (D2). Stopping leaves every worker running
  * (D4). The loop is stopped by a flag, never by an interrupt (an interrupt inside H2 corrupts it).
+ *
+ * <p>Every engine event is logged (SLF4J, {@code logs/daemon.log} under {@code vigil up}) and
+ * recorded as a JSON line in {@code <home>/logs/journal.jsonl} ({@link JournalFile}: what the daemon
+ * decided, for programs; flushed per event, so it survives {@code kill -9}; rotated at
+ * {@value JournalFile#MAX_BYTES} bytes into {@code journal.1.jsonl}).
  */
 public final class Daemon implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Daemon.class);
@@ -80,6 +85,7 @@ public final class Daemon implements AutoCloseable {
   private H2Coordination coordination;
   private ProtocolServer server;
   private Engine engine;
+  private JournalFile journal;
   private Thread loop;
 
   private Daemon(Home home, VigilConfig config) {
@@ -147,7 +153,13 @@ public final class Daemon implements AutoCloseable {
     DiskRunDirectories directories = new DiskRunDirectories(home.dir());
     ProcessIdentity self = processes.self();
     EngineConfig ec = engineConfig(self);
-    Ports ports = new Ports(coordination, processes, directories, channel, new Board(self), new LogJournal());
+    journal = JournalFile.of(home, ec.owner());
+    JournalFile file = journal;
+    LogJournal log = new LogJournal();
+    Ports ports = new Ports(coordination, processes, directories, channel, new Board(self), e -> {
+      log.record(e);
+      file.record(e);
+    });
     CompletableFuture<Void> booted = new CompletableFuture<>();
     loop = new Thread(() -> run(ec, ports, booted), "vigil-scheduler");
     loop.start();
@@ -267,6 +279,9 @@ public final class Daemon implements AutoCloseable {
     }
     if (engine != null && statusFile.read().map(st -> st.pid() == ProcessHandle.current().pid()).orElse(true)) {
       statusFile.delete();
+    }
+    if (journal != null) {
+      journal.close();
     }
     if (coordination != null) {
       try {

@@ -12,8 +12,9 @@ import java.util.Set;
 
 /**
  * The daemon's home directory and its layout: {@code vigil.mv.db} (H2), {@code daemon.json},
- * {@code daemon.lock}, {@code vigil.sock}, {@code runs/}, {@code logs/}. The home is 0700: only its
- * owner can reach the socket, the database and the run directories.
+ * {@code daemon.lock}, {@code vigil.sock}, {@code runs/}, {@code logs/} (the daemon's log and its
+ * journal of decisions, {@link JournalFile}). The home is 0700: only its owner can reach the socket,
+ * the database and the run directories.
  *
  * @param dir the home directory (absolute)
  */
