@@ -87,13 +87,16 @@ final class GeneratedScenarios {
           }
           case 4 -> {
             out.add("kill worker " + target);
+            // the daemon learns of its child's death at once on the real stack, and a retry follows its
+            // backoff: let the ticket finish (its later runs are short) before the next act, so that none
+            // of its decisions can fall into another part on one runner only
+            out.add("await " + target + " done within 40s");
             stillWorking.remove(target);
           }
           case 5 -> {
             out.add("park " + target);
             out.add("await " + target + " READY within 20s");
             out.add("show " + target);
-            out.add("unpark " + target);
             stillWorking.remove(target);
           }
           default -> throw new AssertionError(kind);
@@ -101,6 +104,12 @@ final class GeneratedScenarios {
         for (String l : stillWorking) {
           out.add("await " + l + " working");
           out.add("tell " + l);
+        }
+        if (kind == 5) {
+          // an unpark is claimed at once on the real stack: only after everything else settled, so that
+          // its claim cannot fall into an earlier part on one runner only
+          awaitDone(out, stillWorking);
+          out.add("unpark " + target);
         }
         awaitDone(out, mine);
       }
