@@ -8,6 +8,7 @@ import dev.vigil.coordination.Renewal;
 import dev.vigil.coordination.RunExit;
 import dev.vigil.coordination.RunId;
 import dev.vigil.coordination.Settlement;
+import dev.vigil.coordination.StopIntent;
 import dev.vigil.coordination.TicketState;
 import dev.vigil.coordination.Verdict;
 import dev.vigil.supervisor.StopKind;
@@ -77,6 +78,9 @@ public sealed interface EngineEvent {
   record Settled(RunId run, Verdict verdict, String diagnosis, TicketState ticketState) implements EngineEvent {}
 
   record SettleDenied(RunId run, Settlement.Reason reason) implements EngineEvent {}
+
+  /** Q12, Q13: why the daemon stops the run is on record (a time-out, an operator's kill) before its first signal. */
+  record StopRequested(RunId run, StopIntent intent) implements EngineEvent {}
 
   record StopBegun(WorkerKey key, StopKind kind) implements EngineEvent {}
 
