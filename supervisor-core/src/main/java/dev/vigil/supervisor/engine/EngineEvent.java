@@ -75,7 +75,19 @@ public sealed interface EngineEvent {
   /** C6: another claimant took the exit first. */
   record ExitLost(RunId run, String reason) implements EngineEvent {}
 
-  record Settled(RunId run, Verdict verdict, String diagnosis, TicketState ticketState) implements EngineEvent {}
+  /**
+   * A run settled.
+   *
+   * @param exit how it ended as shown to people (the command's own exit code or signal when its worker
+   *             reported one), or null when unknown
+   */
+  record Settled(RunId run, Verdict verdict, String diagnosis, TicketState ticketState, RunExit exit)
+      implements EngineEvent {
+    /** A settlement whose exit is unknown. */
+    public Settled(RunId run, Verdict verdict, String diagnosis, TicketState ticketState) {
+      this(run, verdict, diagnosis, ticketState, null);
+    }
+  }
 
   record SettleDenied(RunId run, Settlement.Reason reason) implements EngineEvent {}
 

@@ -115,7 +115,9 @@ final class Settling {
     Finish f = new Finish(run, claimant, j.verdict(), j.diagnosis(), j.stallUntilWallMs(), forDeadExitOwner);
     Settlement s = ctx.coordination.finish(f, nowWallMs);
     if (s instanceof Settlement.Settled ok) {
-      ctx.record(new EngineEvent.Settled(run, f.verdict(), f.diagnosis(), ok.ticket().state()));
+      ctx.record(new EngineEvent.Settled(run, f.verdict(), f.diagnosis(), ok.ticket().state(),
+          ok.run().exit() == null || (ok.run().exit().exitCode() == null && ok.run().exit().signal() == null) ? null
+              : ok.run().exit()));
     } else if (s instanceof Settlement.Denied d) {
       ctx.record(new EngineEvent.SettleDenied(run, d.reason()));
     } else {
