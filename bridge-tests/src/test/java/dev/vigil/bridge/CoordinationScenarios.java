@@ -74,7 +74,7 @@ final class CoordinationScenarios {
     }
 
     Script abort(String run, OwnerId o) {
-      steps.add(new Step.AbortClaim(RunId.parse(run), o, "no reservation within the handoff"));
+      steps.add(new Step.AbortClaim(RunId.parse(run), o, "no reservation within the handoff", now));
       return this;
     }
 
@@ -139,7 +139,7 @@ final class CoordinationScenarios {
     }
 
     Script hold(int ticket) {
-      steps.add(new Step.Hold(new TicketId(ticket), "operator"));
+      steps.add(new Step.Hold(new TicketId(ticket), "operator", now));
       return this;
     }
 

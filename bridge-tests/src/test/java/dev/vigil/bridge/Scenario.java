@@ -41,8 +41,9 @@ import java.util.TreeMap;
  *
  * Steps: {@code boot [BUILD]}, {@code crash} (kill -9 of the daemon), {@code sigterm} (the daemon
  * closes, leaving its workers), {@code suspend D} (SIGSTOP for D, then SIGCONT), {@code submit
- * LABEL [lane=L] [attempts=N] [priority=P]}, {@code tell LABEL [fork]} (a run "until told" ends),
- * {@code kill worker LABEL}, {@code kill service NAME},
+ * LABEL [lane=L] [attempts=N] [priority=P] [timeout=D]}, {@code tell LABEL [fork]} (a run "until told" ends),
+ * {@code kill worker LABEL}, {@code kill service NAME}, {@code kill LABEL [retry|hold]} (an
+ * operator's kill, Q13),
  * {@code park|unpark LABEL}, {@code park|unpark lane L}, {@code hold|release|cancel LABEL},
  * {@code run LABEL} (by hand), {@code pause}, {@code resume}, {@code down if-idle|stop-workers},
  * {@code service start|stop NAME}, {@code service work NAME D}, {@code await CONDITION [within D]},
@@ -112,8 +113,11 @@ public record Scenario(String name, Config config, List<Step> steps, List<String
 
   record Suspend(String text, long ms) implements Step {}
 
-  record Submit(String text, String label, String lane, Integer attempts, int priority, Map<String, Behaviour> behaviours)
-      implements Step {}
+  record Submit(String text, String label, String lane, Integer attempts, int priority, long timeoutMs,
+                Map<String, Behaviour> behaviours) implements Step {}
+
+  /** An operator's kill of the ticket's live run (Q13): then cancel, retry or hold. */
+  record Kill(String text, String label, String then) implements Step {}
 
   record KillWorker(String text, String label) implements Step {}
 
@@ -247,17 +251,19 @@ public record Scenario(String name, Config config, List<Step> steps, List<String
             String lane = "default";
             Integer attempts = null;
             int priority = 0;
+            long timeout = 0;
             for (int k = 2; k < w.length; k++) {
               String[] kv = w[k].split("=", 2);
               switch (kv[0]) {
                 case "lane" -> lane = kv[1];
                 case "attempts" -> attempts = Integer.parseInt(kv[1]);
                 case "priority" -> priority = Integer.parseInt(kv[1]);
+                case "timeout" -> timeout = Durations.parse(kv[1]);
                 default -> throw new IllegalArgumentException("unknown submit option " + kv[0]);
               }
             }
             indented = new TreeMap<>();
-            steps.add(new Submit(text, w[1], lane, attempts, priority, indented));
+            steps.add(new Submit(text, w[1], lane, attempts, priority, timeout, indented));
           }
           default -> steps.add(step(text, w));
         }
@@ -320,7 +326,8 @@ public record Scenario(String name, Config config, List<Step> steps, List<String
       case "crash" -> new Crash(text);
       case "sigterm" -> new Sigterm(text);
       case "suspend" -> new Suspend(text, Durations.parse(w[1]));
-      case "kill" -> w[1].equals("worker") ? new KillWorker(text, w[2]) : new KillService(text, w[2]);
+      case "kill" -> w[1].equals("worker") ? new KillWorker(text, w[2]) : w[1].equals("service")
+          ? new KillService(text, w[2]) : new Kill(text, w[1], w.length > 2 ? w[2] : "cancel");
       case "tell" -> new Tell(text, w[1], w.length > 2 && w[2].equals("fork"));
       case "pause", "resume" -> new Dispatch(text, verb);
       case "down" -> new Down(text, w[1].equals("if-idle"));

@@ -171,6 +171,11 @@ public final class ScenarioRun {
       stack.suspend(su.ms());
     } else if (s instanceof Scenario.Submit su) {
       submit(su);
+    } else if (s instanceof Scenario.Kill k) {
+      ObjectNode a = args();
+      a.put("ticket", id(k.label()).toString());
+      a.put("then", k.then());
+      answer(stack.command("kill", a));
     } else if (s instanceof Scenario.KillWorker k) {
       stack.killWorker(latestRun(k.label()));
     } else if (s instanceof Scenario.Tell t) {
@@ -263,6 +268,9 @@ public final class ScenarioRun {
       a.put("maxAttempts", s.attempts());
     }
     a.put("priority", s.priority());
+    if (s.timeoutMs() > 0) {
+      a.put("timeoutMs", s.timeoutMs());
+    }
     ObjectNode payload = a.putObject("payload");
     ObjectNode attempts = payload.putObject("runs");
     s.behaviours().forEach((n, b) -> attempts.put(n, b.toString()));
@@ -381,6 +389,8 @@ public final class ScenarioRun {
       case "working" -> latest != null && latest.path("state").asText().equals("RUNNING") && toldGoSinceBoot(
           latest.path("id").asText());
       case "running" -> latest != null && latest.path("state").asText().equals("RUNNING");
+      case "stopping" -> latest != null && latest.hasNonNull("stopIntent") && !latest.path("state").asText()
+          .equals("SETTLED");
       case "done" -> Set.of("SUCCEEDED", "FAILED", "HELD", "CANCELLED").contains(t.path("state").asText())
           && (latest == null || latest.path("state").asText().equals("SETTLED"));
       case "runs" -> runs.size() >= Integer.parseInt(c.get(2));
@@ -555,6 +565,13 @@ public final class ScenarioRun {
       case "Settled" -> who + " settled " + e.path("verdict").asText() + " (" + source(e.path("diagnosis").asText(""))
           + ") -> " + e.path("ticketState").asText();
       case "SettleDenied" -> who + " settle denied: " + e.path("reason").asText();
+      case "StopRequested" -> who + " stop requested: " + switch (e.path("intent").asText()) {
+        case "TIMEOUT" -> "timed out";
+        case "KILL" -> "killed, then cancel";
+        case "KILL_RETRY" -> "killed, then retry";
+        case "KILL_HOLD" -> "killed, then hold";
+        default -> e.path("intent").asText();
+      };
       case "StopBegun" -> who + " stop: " + e.path("kind").asText();
       case "ServiceUp" -> who + (e.path("adopted").asBoolean() ? " adopted" : " up");
       case "ServiceExited" -> who + (e.path("how").asText().startsWith("not adopted") ? " not adopted"
@@ -596,6 +613,11 @@ public final class ScenarioRun {
 
   /** Where a settlement's verdict came from, by the engine's own words for it. */
   static String source(String diagnosis) {
+    if (diagnosis.startsWith("timed out after ")) {
+      return "timed out";
+    } else if (diagnosis.startsWith("killed by an operator")) {
+      return "killed";
+    }
     Matcher stop = Pattern.compile("after a ([A-Z_]+) stop without an outcome").matcher(diagnosis);
     if (stop.find()) {
       return "no outcome after a " + stop.group(1) + " stop";

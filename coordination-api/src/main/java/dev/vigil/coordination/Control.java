@@ -27,6 +27,8 @@ public sealed interface Control {
     /** A run holds the ticket: hold and cancel wait for it to settle (park reaches the worker). */
     LEASED,
     /** {@code release} of a ticket that is not HELD. */
-    NOT_HELD
+    NOT_HELD,
+    /** {@code release} would grant more than {@value NewTicket#MAX_ATTEMPTS} attempts in all. */
+    ATTEMPTS_LIMIT
   }
 }

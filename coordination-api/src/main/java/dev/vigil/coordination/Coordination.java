@@ -23,6 +23,13 @@ public interface Coordination {
   /** Queues a READY ticket (or names the earlier ticket with the same idempotency key). */
   Submission submit(NewTicket ticket, long nowMs);
 
+  /**
+   * Queues a finished ticket (SUCCEEDED, FAILED, CANCELLED or HELD) again as a new READY ticket of the
+   * same work ({@link Ticket#resubmission()}), linked both ways; a HELD original is CANCELLED in the
+   * same transaction, so it never runs beside its retry. A ticket is retried once.
+   */
+  Retry retry(TicketId original, long nowMs);
+
   /** Records (or refreshes) one daemon incarnation; always succeeds. */
   void registerOwner(Owner owner);
 
@@ -50,7 +57,7 @@ public interface Coordination {
    * a provably dead owner passes that owner (the owner recorded on the claim), so that a claim
    * another daemon adopted meanwhile is refused (NOT_OWNER), never rolled back under it.
    */
-  AbortClaim abortClaim(RunId run, OwnerId owner, String why);
+  AbortClaim abortClaim(RunId run, OwnerId owner, String why, long nowMs);
 
   /**
    * C3: takes over a CLAIMED run whose lease {@code deadOwner} holds (lapsed or not): the run and its
@@ -75,19 +82,39 @@ public interface Coordination {
   /** C6: exactly one claimant takes a RUNNING run's exit checkpoint. */
   Exit takeExit(RunId run, ExitOwner claimant, RunExit exit);
 
-  /** C7, C8, Q5, Q7: settles an EXITED run once, through the retry policy. */
+  /** C7, C8, Q5, Q7, Q13: settles an EXITED run once, through the retry policy. */
   Settlement finish(Finish finish, long nowMs);
+
+  /**
+   * Q12, Q13: records why the daemon is about to stop a live run, before its first signal, with an
+   * event ({@code note} its text) when the intent on record changed. A kill replaces a time-out and an
+   * earlier kill; a time-out never replaces a kill ({@link StopIntent#then}). The run then settles by
+   * its intent: KILLED for a kill (the store refuses any other verdict, and KILLED for a run nobody
+   * killed); a time-out is the verdict rule's to word.
+   */
+  StopRequest requestStop(RunId run, StopIntent intent, String note, long nowMs);
 
   /** Q9: a parked ticket is never claimed; a LEASED ticket may be parked (its worker is told). */
   Control park(TicketId ticket);
 
   Control unpark(TicketId ticket);
 
-  /** READY → HELD with a reason (a HELD ticket keeps its reason). */
-  Control hold(TicketId ticket, String reason);
+  /** READY → HELD with a reason (a HELD ticket keeps its reason), with a HELD event. */
+  Control hold(TicketId ticket, String reason, long nowMs);
 
-  /** HELD → READY, spawn failures forgotten (Q8: the only way out of a hand-started hold). */
-  Control release(TicketId ticket);
+  /**
+   * HELD → READY, spawn failures forgotten (Q8: the only way out of a hand-started hold), with
+   * {@code moreAttempts} attempts granted on top of the ticket's allowed ones (Q1); when empty, one
+   * attempt if none remain and none otherwise ({@link Denials#grantOf}).
+   *
+   * @throws IllegalArgumentException when {@code moreAttempts} is not 1-{@value NewTicket#MAX_ATTEMPTS}
+   */
+  Control release(TicketId ticket, java.util.OptionalInt moreAttempts);
+
+  /** {@link #release(TicketId, java.util.OptionalInt)} granting one attempt when none remain. */
+  default Control release(TicketId ticket) {
+    return release(ticket, java.util.OptionalInt.empty());
+  }
 
   /** READY or HELD → CANCELLED. */
   Control cancel(TicketId ticket);
@@ -97,4 +124,7 @@ public interface Coordination {
 
   /** Returns true if the lane was parked before. */
   boolean unparkLane(Lane lane);
+
+  /** S1: appends the event of a service given up (a decision outside the store, reported in its stream). */
+  Event serviceGivenUp(String service, String why, long nowMs);
 }

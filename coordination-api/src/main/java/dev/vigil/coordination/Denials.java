@@ -119,8 +119,9 @@ public final class Denials {
   }
 
   /**
-   * {@code finish} (C8): NOT_FOUND, ALREADY_SETTLED, NOT_EXITED, NOT_EXIT_OWNER (the claimant is not
-   * the exit owner and did not prove the exit owner dead).
+   * {@code finish} (C8, Q13): NOT_FOUND, ALREADY_SETTLED, NOT_EXITED, NOT_EXIT_OWNER (the claimant is
+   * not the exit owner and did not prove the exit owner dead), KILL_MISMATCH (a killed run offered
+   * another verdict than KILLED, or a run nobody killed offered KILLED).
    */
   public static Optional<Settlement.Reason> finish(Optional<Run> run, Finish finish) {
     Objects.requireNonNull(finish, "finish");
@@ -132,8 +133,59 @@ public final class Denials {
       return Optional.of(Settlement.Reason.NOT_EXITED);
     } else if (!finish.claimant().equals(run.get().exitOwner()) && !finish.exitOwnerDead()) {
       return Optional.of(Settlement.Reason.NOT_EXIT_OWNER);
+    } else if (killed(run.get()) != (finish.verdict() == Verdict.KILLED)) {
+      return Optional.of(Settlement.Reason.KILL_MISMATCH);
     }
     return Optional.empty();
+  }
+
+  private static boolean killed(Run run) {
+    return run.stopIntent() != null && run.stopIntent().kill();
+  }
+
+  /**
+   * {@code requestStop} (Q12, Q13): NOT_FOUND, ENDED (the exit was taken: EXITED or SETTLED),
+   * NOT_STARTED (a TIMEOUT of a CLAIMED run: its time has not begun). A kill of a CLAIMED run is
+   * granted: it is stopped instead of told to go, or its ticket moves as the kill said if its claim
+   * is rolled back.
+   */
+  public static Optional<StopRequest.Reason> requestStop(Optional<Run> run, StopIntent intent) {
+    Objects.requireNonNull(intent, "intent");
+    if (run.isEmpty()) {
+      return Optional.of(StopRequest.Reason.NOT_FOUND);
+    } else if (run.get().state() == RunState.EXITED || run.get().state() == RunState.SETTLED) {
+      return Optional.of(StopRequest.Reason.ENDED);
+    } else if (intent == StopIntent.TIMEOUT && run.get().state() == RunState.CLAIMED) {
+      return Optional.of(StopRequest.Reason.NOT_STARTED);
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * {@code retry}: NOT_FOUND, NOT_FINISHED (READY or LEASED: it may still run as it is),
+   * ALREADY_RETRIED (naming the newer ticket). It returns the whole denial.
+   */
+  public static Optional<Retry.Denied> retry(Optional<Ticket> ticket) {
+    if (ticket.isEmpty()) {
+      return Optional.of(new Retry.Denied(Retry.Reason.NOT_FOUND, null));
+    }
+    Ticket t = ticket.get();
+    if (t.state() == TicketState.READY || t.state() == TicketState.LEASED) {
+      return Optional.of(new Retry.Denied(Retry.Reason.NOT_FINISHED, null));
+    } else if (t.retriedAs() != null) {
+      return Optional.of(new Retry.Denied(Retry.Reason.ALREADY_RETRIED, t.retriedAs()));
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * How many attempts a release grants (Q1): {@code asked} when given, else one when none remain and
+   * none otherwise (a release of a blocked ticket with attempts to spare keeps its budget); never so
+   * few that no attempt remains, so a released ticket never runs past its allowed attempts.
+   */
+  public static int grantOf(Ticket ticket, java.util.OptionalInt asked) {
+    int lacking = Math.max(0, ticket.attemptsUsed() - ticket.allowedAttempts() + 1);
+    return asked.isPresent() ? Math.max(asked.getAsInt(), lacking) : lacking;
   }
 
   /** {@code park} and {@code unpark} (Q9): NOT_FOUND, TERMINAL. A LEASED ticket may be parked. */
@@ -159,12 +211,22 @@ public final class Denials {
     return holdOrCancel(ticket);
   }
 
-  /** {@code release} (Q8): NOT_FOUND, NOT_HELD. */
+  /** {@code release} (Q8) granting what {@link #grantOf} grants when none is asked: NOT_FOUND, NOT_HELD, ATTEMPTS_LIMIT. */
   public static Optional<Control.Reason> release(Optional<Ticket> ticket) {
+    return release(ticket, java.util.OptionalInt.empty());
+  }
+
+  /**
+   * {@code release} (Q1, Q8): NOT_FOUND, NOT_HELD, ATTEMPTS_LIMIT (the grant, {@link #grantOf}, would
+   * allow more than {@value NewTicket#MAX_ATTEMPTS} attempts in all).
+   */
+  public static Optional<Control.Reason> release(Optional<Ticket> ticket, java.util.OptionalInt asked) {
     if (ticket.isEmpty()) {
       return Optional.of(Control.Reason.NOT_FOUND);
     } else if (ticket.get().state() != TicketState.HELD) {
       return Optional.of(Control.Reason.NOT_HELD);
+    } else if ((long) ticket.get().allowedAttempts() + grantOf(ticket.get(), asked) > NewTicket.MAX_ATTEMPTS) {
+      return Optional.of(Control.Reason.ATTEMPTS_LIMIT);
     }
     return Optional.empty();
   }

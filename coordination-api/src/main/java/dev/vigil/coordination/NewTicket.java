@@ -1,6 +1,9 @@
 package dev.vigil.coordination;
 
+import java.util.Map;
 import java.util.Objects;
+import java.util.SortedMap;
+import java.util.TreeMap;
 
 /**
  * A submission.
@@ -13,9 +16,11 @@ import java.util.Objects;
  * @param notBeforeMs wall-clock ms before which it is not due
  * @param key         an idempotency key, or {@code null}: a second submission with the same key
  *                    creates nothing ({@link Submission.Duplicate})
+ * @param spec        where and how its runs run: directory, environment, time limit
+ * @param labels      labels by name ({@link Labels})
  */
 public record NewTicket(Lane lane, String type, String payload, int maxAttempts, int priority, long notBeforeMs,
-                        String key) {
+                        String key, RunSpec spec, SortedMap<String, String> labels) {
   /** The default number of attempts (Q1). */
   public static final int DEFAULT_MAX_ATTEMPTS = 3;
   /** The most attempts a ticket may be given. */
@@ -25,11 +30,19 @@ public record NewTicket(Lane lane, String type, String payload, int maxAttempts,
     Objects.requireNonNull(lane, "lane");
     Objects.requireNonNull(type, "type");
     Objects.requireNonNull(payload, "payload");
+    Objects.requireNonNull(spec, "spec");
     new WorkerTypeName(type); // validates the name
     checkMaxAttempts(maxAttempts);
     if (key != null && (key.isEmpty() || key.length() > 200)) {
       throw new IllegalArgumentException("key must be 1-200 characters");
     }
+    labels = Labels.check(labels);
+  }
+
+  /** A submission with the default run spec and no labels. */
+  public NewTicket(Lane lane, String type, String payload, int maxAttempts, int priority, long notBeforeMs,
+                   String key) {
+    this(lane, type, payload, maxAttempts, priority, notBeforeMs, key, RunSpec.DEFAULT, new TreeMap<>());
   }
 
   /**
@@ -48,5 +61,15 @@ public record NewTicket(Lane lane, String type, String payload, int maxAttempts,
   /** A ticket of {@code type} in {@code lane}, due now, default attempts and priority 0. */
   public static NewTicket of(Lane lane, String type, String payload) {
     return new NewTicket(lane, type, payload, DEFAULT_MAX_ATTEMPTS, 0, 0, null);
+  }
+
+  /** This submission with {@code s} as its run spec. */
+  public NewTicket withSpec(RunSpec s) {
+    return new NewTicket(lane, type, payload, maxAttempts, priority, notBeforeMs, key, s, labels);
+  }
+
+  /** This submission with {@code l} as its labels. */
+  public NewTicket withLabels(Map<String, String> l) {
+    return new NewTicket(lane, type, payload, maxAttempts, priority, notBeforeMs, key, spec, new TreeMap<>(l));
   }
 }

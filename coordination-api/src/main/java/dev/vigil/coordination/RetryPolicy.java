@@ -12,9 +12,15 @@ import java.util.Objects;
  *       {@code min(backoffCap, backoffBase × 2^(used−1))}, or HELD when none remain, never READY.
  *   <li>STALLED → no attempt spent (Q2); READY at the stall's hint (or now, if the hint passed).
  *   <li>BLOCKED → no attempt spent; HELD until a human releases it.
+ *   <li>KILLED → no attempt spent (Q13); the ticket goes where the kill said: CANCELLED
+ *       ({@link StopIntent#KILL}), READY now ({@link StopIntent#KILL_RETRY}) or HELD
+ *       ({@link StopIntent#KILL_HOLD}).
  *   <li>A hand-started run whose move would leave the ticket runnable (Retry or Resume) holds it
- *       instead (Q8): only {@code release} makes it READY.
+ *       instead (Q8): only {@code release} makes it READY. This holds for a kill with retry too.
  * </ul>
+ *
+ * <p>Attempts are exhausted when the attempts used reach the ticket's allowed attempts: those of its
+ * submission plus those releases granted ({@link Ticket#allowedAttempts()}).
  *
  * @param backoffBaseMs the pause before the first retry, ms
  * @param backoffCapMs  the longest pause before a retry, ms
@@ -45,6 +51,15 @@ public record RetryPolicy(long backoffBaseMs, long backoffCapMs) {
    */
   public TicketMove decide(Ticket ticket, boolean handStarted, Verdict verdict, String diagnosis, long stallUntilMs,
                            long nowMs) {
+    return decide(ticket, handStarted, verdict, diagnosis, stallUntilMs, nowMs, null);
+  }
+
+  /**
+   * Decides a settlement of a run whose stop intent is {@code intent} ({@code null} for none); a
+   * KILLED verdict needs a kill intent, which says where the ticket goes.
+   */
+  public TicketMove decide(Ticket ticket, boolean handStarted, Verdict verdict, String diagnosis, long stallUntilMs,
+                           long nowMs, StopIntent intent) {
     Objects.requireNonNull(ticket, "ticket");
     Objects.requireNonNull(verdict, "verdict");
     int used = ticket.attemptsUsed() + (verdict.chargesAttempt() ? 1 : 0);
@@ -54,10 +69,21 @@ public record RetryPolicy(long backoffBaseMs, long backoffCapMs) {
       case PERMANENT_FAILURE -> new TicketMove.Fail(used);
       case BLOCKED -> new TicketMove.Hold(used, "blocked" + why);
       case STALLED -> new TicketMove.Resume(used, Math.max(stallUntilMs, nowMs));
-      case FAILED, LOST -> used >= ticket.maxAttempts()
-          ? new TicketMove.Hold(used, "attempts exhausted (" + used + " of " + ticket.maxAttempts() + "), last "
+      case FAILED, LOST -> used >= ticket.allowedAttempts()
+          ? new TicketMove.Hold(used, "attempts exhausted (" + used + " of " + ticket.allowedAttempts() + "), last "
               + verdict + why)
           : new TicketMove.Retry(used, nowMs + backoffMs(used));
+      case KILLED -> {
+        if (intent == null || !intent.kill()) {
+          throw new IllegalArgumentException("a KILLED verdict needs a kill on record, not " + intent);
+        }
+        yield switch (intent) {
+          case KILL -> new TicketMove.Cancel(used);
+          case KILL_RETRY -> new TicketMove.Resume(used, nowMs);
+          case KILL_HOLD -> new TicketMove.Hold(used, "killed by an operator" + why);
+          case TIMEOUT -> throw new AssertionError(intent);
+        };
+      }
       case ABANDONED, SUPERSEDED -> throw new IllegalArgumentException("verdict " + verdict + " is not settled by finish");
     };
     if (handStarted && (move instanceof TicketMove.Retry || move instanceof TicketMove.Resume)) {
@@ -76,8 +102,23 @@ public record RetryPolicy(long backoffBaseMs, long backoffCapMs) {
    * everywhere (Q5).
    */
   public Ticket abandon(Ticket ticket, boolean handStarted, String why) {
+    return abandon(ticket, handStarted, why, null);
+  }
+
+  /**
+   * As {@link #abandon(Ticket, boolean, String)} for a claim whose stop intent is {@code intent}: a
+   * kill of a run that never started still sends the ticket where the operator said (Q13):
+   * CANCELLED for {@link StopIntent#KILL}, HELD for {@link StopIntent#KILL_HOLD}; a kill with retry
+   * rolls back as any claim does.
+   */
+  public Ticket abandon(Ticket ticket, boolean handStarted, String why, StopIntent intent) {
     Objects.requireNonNull(ticket, "ticket");
     Objects.requireNonNull(why, "why");
+    if (intent == StopIntent.KILL) {
+      return ticket.withState(TicketState.CANCELLED, null);
+    } else if (intent == StopIntent.KILL_HOLD) {
+      return ticket.withState(TicketState.HELD, "killed by an operator before it started");
+    }
     Ticket t = ticket.withSpawnFailures(ticket.spawnFailures() + 1);
     if (handStarted) {
       return t.withState(TicketState.HELD, "hand-started run abandoned: " + why);

@@ -18,6 +18,8 @@ import java.util.Objects;
  * @param exitOwner   who took the exit checkpoint (C6), or {@code null}
  * @param verdict     the settled verdict, or {@code null} before SETTLED
  * @param diagnosis   a human-readable note on the settlement, or {@code null}
+ * @param stopIntent  why the daemon is stopping it on purpose (a time-out, an operator's kill), or
+ *                    {@code null}; recorded before the first signal (Q12, Q13)
  */
 public record Run(
     RunId id,
@@ -30,7 +32,8 @@ public record Run(
     RunExit exit,
     ExitOwner exitOwner,
     Verdict verdict,
-    String diagnosis) {
+    String diagnosis,
+    StopIntent stopIntent) {
 
   public Run {
     Objects.requireNonNull(id, "id");
@@ -47,6 +50,12 @@ public record Run(
     }
   }
 
+  /** A run without a stop intent. */
+  public Run(RunId id, int attempt, RunState state, OwnerId owner, long claimedAtMs, boolean handStarted,
+             RunStart start, RunExit exit, ExitOwner exitOwner, Verdict verdict, String diagnosis) {
+    this(id, attempt, state, owner, claimedAtMs, handStarted, start, exit, exitOwner, verdict, diagnosis, null);
+  }
+
   public TicketId ticket() {
     return id.ticket();
   }
@@ -57,21 +66,29 @@ public record Run(
   }
 
   public Run started(RunStart newStart) {
-    return new Run(id, attempt, RunState.RUNNING, owner, claimedAtMs, handStarted, newStart, null, null, null, null);
+    return new Run(id, attempt, RunState.RUNNING, owner, claimedAtMs, handStarted, newStart, null, null, null, null,
+        stopIntent);
   }
 
   /** The run under a new owner, as {@code adoptClaim} and {@code readopt} leave it. */
   public Run ownedBy(OwnerId newOwner) {
-    return new Run(id, attempt, state, newOwner, claimedAtMs, handStarted, start, exit, exitOwner, verdict, diagnosis);
+    return new Run(id, attempt, state, newOwner, claimedAtMs, handStarted, start, exit, exitOwner, verdict, diagnosis,
+        stopIntent);
   }
 
   public Run exited(RunExit newExit, ExitOwner newExitOwner) {
     return new Run(id, attempt, RunState.EXITED, owner, claimedAtMs, handStarted, start, newExit, newExitOwner, null,
-        null);
+        null, stopIntent);
   }
 
   public Run settled(Verdict newVerdict, String newDiagnosis) {
     return new Run(id, attempt, RunState.SETTLED, owner, claimedAtMs, handStarted, start, exit, exitOwner, newVerdict,
-        newDiagnosis);
+        newDiagnosis, stopIntent);
+  }
+
+  /** The run with {@code intent} on record. */
+  public Run withStopIntent(StopIntent intent) {
+    return new Run(id, attempt, state, owner, claimedAtMs, handStarted, start, exit, exitOwner, verdict, diagnosis,
+        intent);
   }
 }

@@ -36,6 +36,11 @@ public sealed interface Settlement {
     /** Nobody took the run's exit checkpoint yet (it is CLAIMED or RUNNING). */
     NOT_EXITED,
     /** The claimant is not the exit owner and did not prove the exit owner dead. */
-    NOT_EXIT_OWNER
+    NOT_EXIT_OWNER,
+    /**
+     * Q13: KILLED is the verdict of exactly the runs whose kill was requested: a killed run was
+     * offered another verdict, or a run nobody killed was offered KILLED.
+     */
+    KILL_MISMATCH
   }
 }

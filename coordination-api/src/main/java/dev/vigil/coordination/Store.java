@@ -45,6 +45,9 @@ public interface Store {
   /** Every registered owner, in id order. */
   List<Owner> owners();
 
-  /** Tickets, runs, leases, parked lanes and owners, read together. */
+  /** Events whose id is greater than {@code afterId}, in id order: at most {@code limit} (at least 1). */
+  List<Event> events(long afterId, int limit);
+
+  /** Tickets, runs, leases, parked lanes, owners and events, read together. */
   Snapshot snapshot();
 }

@@ -1,25 +1,33 @@
 package dev.vigil.coordination;
 
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
 
 /**
  * A finite unit of work (a task) as stored. Immutable: every verb returns the ticket as it is
  * after the verb.
  *
- * @param id            the ticket's id
- * @param lane          the lane it is queued in
- * @param type          the worker type that runs it
- * @param payload       the worker's input, JSON text
- * @param state         its state
- * @param attemptsUsed  settled runs whose verdict charged an attempt ({@link Verdict#chargesAttempt()})
- * @param maxAttempts   attempts allowed before the ticket is HELD (Q1)
- * @param priority      higher is claimed first
- * @param notBeforeMs   wall-clock ms before which it is not due
- * @param createdAtMs   wall-clock ms of submission
- * @param parked        durable flag: a parked ticket is never claimed (Q9)
- * @param holdReason    why it is HELD, or {@code null} when it is not
- * @param spawnFailures claims rolled back since the last release; three hold the ticket
+ * @param id              the ticket's id
+ * @param lane            the lane it is queued in
+ * @param type            the worker type that runs it
+ * @param payload         the worker's input, JSON text
+ * @param state           its state
+ * @param attemptsUsed    settled runs whose verdict charged an attempt ({@link Verdict#chargesAttempt()})
+ * @param maxAttempts     attempts allowed at submission before the ticket is HELD (Q1)
+ * @param priority        higher is claimed first
+ * @param notBeforeMs     wall-clock ms before which it is not due
+ * @param createdAtMs     wall-clock ms of submission
+ * @param parked          durable flag: a parked ticket is never claimed (Q9)
+ * @param holdReason      why it is HELD, or {@code null} when it is not
+ * @param spawnFailures   claims rolled back since the last release; three hold the ticket
+ * @param spec            where and how its runs run: directory, environment, time limit
+ * @param labels          the submitter's labels, by name
+ * @param attemptsGranted attempts granted by releases on top of {@code maxAttempts}
+ * @param retryOf         the finished ticket this one retries ({@code vigil retry}), or {@code null}
+ * @param retriedAs       the ticket that retries this one, or {@code null}
  */
 public record Ticket(
     TicketId id,
@@ -34,7 +42,12 @@ public record Ticket(
     long createdAtMs,
     boolean parked,
     String holdReason,
-    int spawnFailures) {
+    int spawnFailures,
+    RunSpec spec,
+    SortedMap<String, String> labels,
+    int attemptsGranted,
+    TicketId retryOf,
+    TicketId retriedAs) {
 
   public Ticket {
     Objects.requireNonNull(id, "id");
@@ -42,11 +55,16 @@ public record Ticket(
     Objects.requireNonNull(type, "type");
     Objects.requireNonNull(payload, "payload");
     Objects.requireNonNull(state, "state");
+    Objects.requireNonNull(spec, "spec");
+    labels = Labels.check(labels);
     if (attemptsUsed < 0) {
       throw new IllegalArgumentException("attemptsUsed (" + attemptsUsed + ") must be >= 0");
     }
     if (maxAttempts < 1) {
       throw new IllegalArgumentException("maxAttempts (" + maxAttempts + ") must be >= 1");
+    }
+    if (attemptsGranted < 0 || attemptsGranted > NewTicket.MAX_ATTEMPTS) {
+      throw new IllegalArgumentException("attemptsGranted (" + attemptsGranted + ") must be 0-" + NewTicket.MAX_ATTEMPTS);
     }
     if (spawnFailures < 0) {
       throw new IllegalArgumentException("spawnFailures (" + spawnFailures + ") must be >= 0");
@@ -54,6 +72,33 @@ public record Ticket(
     if ((state == TicketState.HELD) != (holdReason != null)) {
       throw new IllegalArgumentException("holdReason must be set exactly when the ticket is HELD (state " + state + ")");
     }
+    if (id.equals(retryOf) || id.equals(retriedAs)) {
+      throw new IllegalArgumentException("ticket " + id + " cannot retry itself");
+    }
+  }
+
+  /** A ticket as submitted before this version kept directories, environments, labels, grants and retries. */
+  public Ticket(TicketId id, Lane lane, String type, String payload, TicketState state, int attemptsUsed,
+                int maxAttempts, int priority, long notBeforeMs, long createdAtMs, boolean parked, String holdReason,
+                int spawnFailures) {
+    this(id, lane, type, payload, state, attemptsUsed, maxAttempts, priority, notBeforeMs, createdAtMs, parked,
+        holdReason, spawnFailures, RunSpec.DEFAULT, new TreeMap<>(), 0, null, null);
+  }
+
+  /** The ticket a submission creates: READY, nothing used. */
+  public static Ticket submitted(TicketId id, NewTicket n, long nowMs, TicketId retryOf) {
+    return new Ticket(id, n.lane(), n.type(), n.payload(), TicketState.READY, 0, n.maxAttempts(), n.priority(),
+        n.notBeforeMs(), nowMs, false, null, 0, n.spec(), n.labels(), 0, retryOf, null);
+  }
+
+  /** Attempts it may spend in all: those of its submission and those releases granted (Q1). */
+  public int allowedAttempts() {
+    return maxAttempts + attemptsGranted;
+  }
+
+  /** A submission of the same work: its type, payload, lane, attempts, priority, directory, environment, labels. */
+  public NewTicket resubmission() {
+    return new NewTicket(lane, type, payload, maxAttempts, priority, 0, null, spec, labels);
   }
 
   /**
@@ -66,22 +111,44 @@ public record Ticket(
 
   public Ticket withState(TicketState newState, String newHoldReason) {
     return new Ticket(id, lane, type, payload, newState, attemptsUsed, maxAttempts, priority, notBeforeMs,
-        createdAtMs, parked, newHoldReason, spawnFailures);
+        createdAtMs, parked, newHoldReason, spawnFailures, spec, labels, attemptsGranted, retryOf, retriedAs);
   }
 
   public Ticket withParked(boolean newParked) {
     return new Ticket(id, lane, type, payload, state, attemptsUsed, maxAttempts, priority, notBeforeMs,
-        createdAtMs, newParked, holdReason, spawnFailures);
+        createdAtMs, newParked, holdReason, spawnFailures, spec, labels, attemptsGranted, retryOf, retriedAs);
   }
 
   public Ticket withSpawnFailures(int newSpawnFailures) {
     return new Ticket(id, lane, type, payload, state, attemptsUsed, maxAttempts, priority, notBeforeMs,
-        createdAtMs, parked, holdReason, newSpawnFailures);
+        createdAtMs, parked, holdReason, newSpawnFailures, spec, labels, attemptsGranted, retryOf, retriedAs);
+  }
+
+  /** The ticket with {@code more} attempts granted on top of its earlier grants. */
+  public Ticket withGranted(int more) {
+    return new Ticket(id, lane, type, payload, state, attemptsUsed, maxAttempts, priority, notBeforeMs,
+        createdAtMs, parked, holdReason, spawnFailures, spec, labels, attemptsGranted + more, retryOf, retriedAs);
+  }
+
+  /** The ticket once {@code retry} queued {@code newer} in its place. */
+  public Ticket retriedAs(TicketId newer) {
+    return new Ticket(id, lane, type, payload, state, attemptsUsed, maxAttempts, priority, notBeforeMs,
+        createdAtMs, parked, holdReason, spawnFailures, spec, labels, attemptsGranted, retryOf, newer);
   }
 
   /** The ticket after a settlement moved it (see {@link RetryPolicy}). */
   public Ticket moved(TicketState newState, int newAttemptsUsed, long newNotBeforeMs, String newHoldReason) {
     return new Ticket(id, lane, type, payload, newState, newAttemptsUsed, maxAttempts, priority, newNotBeforeMs,
-        createdAtMs, parked, newHoldReason, spawnFailures);
+        createdAtMs, parked, newHoldReason, spawnFailures, spec, labels, attemptsGranted, retryOf, retriedAs);
+  }
+
+  /** Whether the ticket carries every one of {@code wanted}'s labels with its value. */
+  public boolean hasLabels(Map<String, String> wanted) {
+    for (Map.Entry<String, String> e : wanted.entrySet()) {
+      if (!e.getValue().equals(labels.get(e.getKey()))) {
+        return false;
+      }
+    }
+    return true;
   }
 }

@@ -21,7 +21,10 @@ public sealed interface TicketMove {
   /** The ticket is READY again at {@code notBeforeMs}, no attempt spent (Q2). */
   record Resume(int attemptsUsed, long notBeforeMs) implements TicketMove {}
 
-  /** The ticket is HELD for a human (Q1 exhausted, blocked, or hand-started Q8). */
+  /** The ticket is CANCELLED: an operator killed its run and asked for nothing more (Q13). */
+  record Cancel(int attemptsUsed) implements TicketMove {}
+
+  /** The ticket is HELD for a human (Q1 exhausted, blocked, hand-started Q8, or killed and held Q13). */
   record Hold(int attemptsUsed, String reason) implements TicketMove {
     public Hold {
       Objects.requireNonNull(reason, "reason");
@@ -38,6 +41,8 @@ public sealed interface TicketMove {
       return t.moved(TicketState.READY, r.attemptsUsed(), r.notBeforeMs(), null);
     } else if (this instanceof Resume r) {
       return t.moved(TicketState.READY, r.attemptsUsed(), r.notBeforeMs(), null);
+    } else if (this instanceof Cancel) {
+      return t.moved(TicketState.CANCELLED, attemptsUsed(), t.notBeforeMs(), null);
     } else if (this instanceof Hold h) {
       return t.moved(TicketState.HELD, h.attemptsUsed(), t.notBeforeMs(), h.reason());
     } else {

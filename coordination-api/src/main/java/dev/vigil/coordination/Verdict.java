@@ -17,7 +17,12 @@ public enum Verdict {
   /** The claim was rolled back before the run started ({@code abortClaim} only). */
   ABANDONED,
   /** An earlier BLOCKED or STALLED run whose ticket later succeeded (Q7); never given by finish. */
-  SUPERSEDED;
+  SUPERSEDED,
+  /**
+   * An operator killed the run (Q13): no attempt consumed; the ticket goes where the kill said
+   * (CANCELLED, READY or HELD). Given exactly to runs whose kill was requested.
+   */
+  KILLED;
 
   /** True when settling with this verdict spends one of the ticket's attempts. */
   public boolean chargesAttempt() {

@@ -139,7 +139,7 @@ public abstract class CoordinationContract {
     TicketId notDue = submit(new NewTicket(Lane.DEFAULT, "command", "{}", 3, 0, T0 + 1, null));
     assertEquals(Claim.Reason.NOT_DUE, claimDenial(notDue, T0));
     TicketId held = submit();
-    c.hold(held, "by hand");
+    c.hold(held, "by hand", T0);
     assertEquals(Claim.Reason.NOT_READY, claimDenial(held, T0));
     TicketId parked = submit();
     c.park(parked);
@@ -230,7 +230,7 @@ public abstract class CoordinationContract {
     TicketId t = submit();
     for (int i = 1; i <= 3; i++) {
       RunId run = claim(t, A, T0).run().id();
-      AbortClaim.Aborted a = assertInstanceOf(AbortClaim.Aborted.class, c.abortClaim(run, A, "no reservation"));
+      AbortClaim.Aborted a = assertInstanceOf(AbortClaim.Aborted.class, c.abortClaim(run, A, "no reservation", T0));
       assertEquals(Verdict.ABANDONED, a.run().verdict());
       assertEquals(i, a.ticket().spawnFailures());
       assertEquals(i < 3 ? TicketState.READY : TicketState.HELD, a.ticket().state());
@@ -238,7 +238,7 @@ public abstract class CoordinationContract {
       assertTrue(c.store().lease(t).isEmpty());
     }
     assertEquals(AbortClaim.Reason.NOT_CLAIMED,
-        assertInstanceOf(AbortClaim.Denied.class, c.abortClaim(new RunId(t, 1), A, "again")).reason());
+        assertInstanceOf(AbortClaim.Denied.class, c.abortClaim(new RunId(t, 1), A, "again", T0)).reason());
     Ticket released = assertInstanceOf(Control.Done.class, c.release(t)).ticket();
     assertEquals(0, released.spawnFailures());
     assertEquals(TicketState.READY, released.state());
@@ -249,7 +249,7 @@ public abstract class CoordinationContract {
     TicketId t = submit();
     RunId run = claim(t, A, T0).run().id();
     assertInstanceOf(Renewal.Denied.class, c.renew(run, A, T0 + 10 * TTL, TTL), "the lease lapsed");
-    AbortClaim.Aborted a = assertInstanceOf(AbortClaim.Aborted.class, c.abortClaim(run, A, "owner is gone"));
+    AbortClaim.Aborted a = assertInstanceOf(AbortClaim.Aborted.class, c.abortClaim(run, A, "owner is gone", T0));
     assertEquals(Run.claimed(run, 1, A, T0, false).settled(Verdict.ABANDONED, "owner is gone"), a.run());
     assertEquals(TicketState.READY, a.ticket().state());
     assertTrue(c.store().lease(t).isEmpty(), "C7: the lease goes with the rolled-back claim");
@@ -260,13 +260,13 @@ public abstract class CoordinationContract {
     TicketId t = submit();
     RunId run = claim(t, A, T0).run().id();
     Snapshot before = c.store().snapshot();
-    assertEquals(new AbortClaim.Denied(AbortClaim.Reason.NOT_FOUND), c.abortClaim(new RunId(t, 4), A, "x"));
+    assertEquals(new AbortClaim.Denied(AbortClaim.Reason.NOT_FOUND), c.abortClaim(new RunId(t, 4), A, "x", T0));
     assertEquals(before, c.store().snapshot(), "a denial changes nothing");
-    assertEquals(new AbortClaim.Denied(AbortClaim.Reason.NOT_OWNER), c.abortClaim(run, B, "x"));
+    assertEquals(new AbortClaim.Denied(AbortClaim.Reason.NOT_OWNER), c.abortClaim(run, B, "x", T0));
     assertEquals(before, c.store().snapshot(), "a denial changes nothing");
     c.start(run, A, runStart(T0));
     Snapshot started = c.store().snapshot();
-    assertEquals(new AbortClaim.Denied(AbortClaim.Reason.NOT_CLAIMED), c.abortClaim(run, A, "x"));
+    assertEquals(new AbortClaim.Denied(AbortClaim.Reason.NOT_CLAIMED), c.abortClaim(run, A, "x", T0));
     assertEquals(started, c.store().snapshot(), "a denial changes nothing");
   }
 
@@ -276,10 +276,10 @@ public abstract class CoordinationContract {
     RunId run = claim(t, A, T0).run().id();
     assertInstanceOf(AdoptClaim.Adopted.class, c.adoptClaim(run, B, A, T0 + 1, TTL));
     Snapshot adopted = c.store().snapshot();
-    assertEquals(new AbortClaim.Denied(AbortClaim.Reason.NOT_OWNER), c.abortClaim(run, A, "owner A is gone"),
+    assertEquals(new AbortClaim.Denied(AbortClaim.Reason.NOT_OWNER), c.abortClaim(run, A, "owner A is gone", T0),
         "the abort for A compares A with the lease's owner and finds B");
     assertEquals(adopted, c.store().snapshot(), "a denial changes nothing");
-    assertInstanceOf(AbortClaim.Aborted.class, c.abortClaim(run, B, "handoff timed out"));
+    assertInstanceOf(AbortClaim.Aborted.class, c.abortClaim(run, B, "handoff timed out", T0));
   }
 
   // ---- adoptClaim (C3) ----
@@ -330,7 +330,7 @@ public abstract class CoordinationContract {
 
     TicketId other = submit();
     RunId aborted = claim(other, A, T0).run().id();
-    c.abortClaim(aborted, A, "launch failed");
+    c.abortClaim(aborted, A, "launch failed", T0);
     Snapshot settled = c.store().snapshot();
     assertEquals(new AdoptClaim.Denied(AdoptClaim.Reason.NOT_CLAIMED), c.adoptClaim(aborted, B, A, T0, TTL));
     assertEquals(settled, c.store().snapshot(), "a denial changes nothing");
@@ -539,13 +539,13 @@ public abstract class CoordinationContract {
   void holdReleaseAndCancel_followTheTicketLifecycle() {
     TicketId t = submit();
     assertEquals(Control.Reason.NOT_HELD, assertInstanceOf(Control.Denied.class, c.release(t)).reason());
-    Ticket held = assertInstanceOf(Control.Done.class, c.hold(t, "wait for data")).ticket();
+    Ticket held = assertInstanceOf(Control.Done.class, c.hold(t, "wait for data", T0)).ticket();
     assertEquals("wait for data", held.holdReason());
     assertEquals(TicketState.READY, assertInstanceOf(Control.Done.class, c.release(t)).ticket().state());
     RunId run = claim(t, A, T0).run().id();
     assertEquals(Control.Reason.LEASED, assertInstanceOf(Control.Denied.class, c.cancel(t)).reason());
-    assertEquals(Control.Reason.LEASED, assertInstanceOf(Control.Denied.class, c.hold(t, "x")).reason());
-    c.abortClaim(run, A, "test");
+    assertEquals(Control.Reason.LEASED, assertInstanceOf(Control.Denied.class, c.hold(t, "x", T0)).reason());
+    c.abortClaim(run, A, "test", T0);
     assertEquals(TicketState.CANCELLED, assertInstanceOf(Control.Done.class, c.cancel(t)).ticket().state());
     assertEquals(Control.Reason.TERMINAL, assertInstanceOf(Control.Denied.class, c.cancel(t)).reason());
     assertEquals(Control.Reason.TERMINAL, assertInstanceOf(Control.Denied.class, c.park(t)).reason());
@@ -633,6 +633,211 @@ public abstract class CoordinationContract {
     assertThrows(IllegalArgumentException.class, () -> c.adoptClaim(run, B, A, T0, 0));
     assertThrows(IllegalArgumentException.class, () -> c.adoptClaim(run, B, A, late, TTL));
     assertEquals(T0 + TTL, c.store().lease(t).orElseThrow().expiresAtMs(), "the lease is as granted");
+  }
+
+  // ---- task control: kills and time-outs (Q12, Q13), grants (Q1), retries, labels, events ----
+
+  protected RunId runningRun(TicketId t, OwnerId o, long now) {
+    RunId run = claim(t, o, now).run().id();
+    assertInstanceOf(Start.Started.class, c.start(run, o, runStart(now).withTimeout(60_000)));
+    return run;
+  }
+
+  @Test
+  void submitRecordsTheRunSpecAndLabels_andTheyComeBackExactly() {
+    Environment env = Environment.of(java.util.Map.of("PATH", "/bin", "TOKEN", "s=cr t\nx", "Ä", "ü"));
+    NewTicket n = NewTicket.of(Lane.DEFAULT, "command", "{}").withSpec(new RunSpec("/srv/work dir", env, 90_000))
+        .withLabels(java.util.Map.of("team", "a", "job.kind", "nightly"));
+    Ticket t = assertInstanceOf(Submission.Accepted.class, c.submit(n, T0)).ticket();
+    assertEquals(n.spec(), t.spec());
+    assertEquals(n.labels(), t.labels());
+    assertEquals(t, ticket(t.id()));
+    assertEquals("s=cr t\nx", ticket(t.id()).spec().env().value("TOKEN").orElseThrow());
+    assertFalse(ticket(t.id()).spec().env().toString().contains("s=cr"), "an environment never shows its values");
+  }
+
+  @Test
+  void Q13_aKilledRunSettlesKilled_spendsNoAttempt_andCancelsItsTicket() {
+    TicketId t = submitWithAttempts(1);
+    RunId run = runningRun(t, A, T0);
+    StopRequest.Recorded r = assertInstanceOf(StopRequest.Recorded.class,
+        c.requestStop(run, StopIntent.KILL, "killed by an operator", T0 + 1));
+    assertTrue(r.changed());
+    assertEquals(StopIntent.KILL, c.store().run(run).orElseThrow().stopIntent());
+    assertEquals(TicketState.LEASED, ticket(t).state(), "a kill on record moves nothing yet");
+    assertInstanceOf(Exit.Taken.class, c.takeExit(run, ExitOwner.supervisor(A), RunExit.signal(15, T0 + 2)));
+    Snapshot exited = c.store().snapshot();
+    assertEquals(new Settlement.Denied(Settlement.Reason.KILL_MISMATCH),
+        c.finish(Finish.as(ExitOwner.supervisor(A), run, Verdict.FAILED, "exit 143"), T0 + 3));
+    assertEquals(exited, c.store().snapshot(), "a denial changes nothing");
+    Settlement.Settled s = settle(run, A, Verdict.KILLED, T0 + 3);
+    assertEquals(TicketState.CANCELLED, s.ticket().state());
+    assertEquals(0, s.ticket().attemptsUsed(), "Q13: no attempt spent");
+    assertEquals(new Settlement.Denied(Settlement.Reason.ALREADY_SETTLED),
+        c.finish(Finish.as(ExitOwner.supervisor(A), run, Verdict.KILLED, null), T0 + 4), "settled once");
+    List<Event> events = c.store().events(0, 10);
+    assertEquals(List.of(Event.Kind.KILL, Event.Kind.SETTLED), events.stream().map(Event::kind).toList());
+    assertEquals(new Event(1, T0 + 1, Event.Kind.KILL, t, run, null, null, null, "killed by an operator"), events.get(0));
+    assertEquals(new Event(2, T0 + 3, Event.Kind.SETTLED, t, run, null, Verdict.KILLED, TicketState.CANCELLED, ""),
+        events.get(1));
+    assertEquals(List.of(events.get(1)), c.store().events(1, 10), "events after an id");
+    assertEquals(List.of(events.get(0)), c.store().events(0, 1), "at most the limit");
+  }
+
+  @Test
+  void Q13_aKillWithRetryQueuesTheTicketAtOnce_andAKillWithHoldHoldsIt() {
+    TicketId retried = submit();
+    RunId r1 = runningRun(retried, A, T0);
+    c.requestStop(r1, StopIntent.KILL_RETRY, "killed", T0);
+    c.takeExit(r1, ExitOwner.recovery(B), RunExit.unknown(T0 + 5));
+    Ticket again = assertInstanceOf(Settlement.Settled.class,
+        c.finish(Finish.as(ExitOwner.recovery(B), r1, Verdict.KILLED, "killed by an operator"), T0 + 5)).ticket();
+    assertEquals(TicketState.READY, again.state());
+    assertEquals(T0 + 5, again.notBeforeMs());
+    assertEquals(0, again.attemptsUsed());
+    assertEquals(1, claim(retried, A, T0 + 5).run().attempt(), "the next run is the same attempt again");
+
+    TicketId held = submit();
+    RunId r2 = runningRun(held, A, T0);
+    c.requestStop(r2, StopIntent.KILL_HOLD, "killed", T0);
+    c.takeExit(r2, ExitOwner.supervisor(A), RunExit.signal(9, T0 + 1));
+    Ticket h = settle(r2, A, Verdict.KILLED, T0 + 1).ticket();
+    assertEquals(TicketState.HELD, h.state());
+    assertTrue(h.holdReason().startsWith("killed by an operator"), h.holdReason());
+  }
+
+  @Test
+  void Q12_Q13_aKillReplacesATimeout_aTimeoutNeverReplacesAKill_andEndedOrUnstartedRunsAreRefused() {
+    TicketId t = submit();
+    RunId claimed = claim(t, A, T0).run().id();
+    assertEquals(new StopRequest.Denied(StopRequest.Reason.NOT_STARTED),
+        c.requestStop(claimed, StopIntent.TIMEOUT, "timed out", T0));
+    c.start(claimed, A, runStart(T0));
+    assertTrue(assertInstanceOf(StopRequest.Recorded.class, c.requestStop(claimed, StopIntent.TIMEOUT, "timed out",
+        T0)).changed());
+    assertFalse(assertInstanceOf(StopRequest.Recorded.class, c.requestStop(claimed, StopIntent.TIMEOUT, "timed out",
+        T0)).changed(), "asked again: nothing changes");
+    assertEquals(StopIntent.KILL_HOLD, assertInstanceOf(StopRequest.Recorded.class,
+        c.requestStop(claimed, StopIntent.KILL_HOLD, "killed", T0)).run().stopIntent());
+    StopRequest.Recorded kept = assertInstanceOf(StopRequest.Recorded.class,
+        c.requestStop(claimed, StopIntent.TIMEOUT, "timed out", T0));
+    assertEquals(StopIntent.KILL_HOLD, kept.run().stopIntent());
+    assertFalse(kept.changed());
+    assertEquals(List.of(Event.Kind.TIMEOUT, Event.Kind.KILL), c.store().events(0, 10).stream().map(Event::kind)
+        .toList());
+    c.takeExit(claimed, ExitOwner.supervisor(A), RunExit.code(0, T0));
+    assertEquals(new StopRequest.Denied(StopRequest.Reason.ENDED), c.requestStop(claimed, StopIntent.KILL, "k", T0));
+    assertEquals(new StopRequest.Denied(StopRequest.Reason.NOT_FOUND),
+        c.requestStop(new RunId(t, 9), StopIntent.KILL, "k", T0));
+    TicketId other = submit();
+    RunId timedOut = runningRun(other, A, T0);
+    c.requestStop(timedOut, StopIntent.TIMEOUT, "timed out after 1m", T0);
+    c.takeExit(timedOut, ExitOwner.supervisor(A), RunExit.signal(15, T0));
+    assertEquals(new Settlement.Denied(Settlement.Reason.KILL_MISMATCH),
+        c.finish(Finish.as(ExitOwner.supervisor(A), timedOut, Verdict.KILLED, null), T0), "a time-out is no kill");
+    Ticket failed = settle(timedOut, A, Verdict.FAILED, T0).ticket();
+    assertEquals(1, failed.attemptsUsed(), "Q12: a time-out spends an attempt");
+  }
+
+  @Test
+  void Q13_aKillOfARunThatNeverStarted_movesItsTicketAsTheKillSaidWhenTheClaimIsRolledBack() {
+    TicketId t = submit();
+    RunId run = claim(t, A, T0).run().id();
+    assertInstanceOf(StopRequest.Recorded.class, c.requestStop(run, StopIntent.KILL, "killed", T0));
+    AbortClaim.Aborted a = assertInstanceOf(AbortClaim.Aborted.class, c.abortClaim(run, A, "killed before it started",
+        T0));
+    assertEquals(TicketState.CANCELLED, a.ticket().state());
+    assertEquals(Verdict.ABANDONED, a.run().verdict());
+  }
+
+  @Test
+  void Q1_aReleaseGrantsAttempts_soTheTicketShowsAttemptFourOfFour_neverFourOfThree() {
+    TicketId t = submitWithAttempts(3);
+    long now = T0;
+    for (int i = 0; i < 3; i++) {
+      now = Math.max(now, ticket(t).notBeforeMs());
+      settle(runToExit(t, A, now), A, Verdict.FAILED, now);
+    }
+    Ticket exhausted = ticket(t);
+    assertEquals(TicketState.HELD, exhausted.state());
+    assertEquals(3, exhausted.allowedAttempts());
+    Ticket released = assertInstanceOf(Control.Done.class, c.release(t)).ticket();
+    assertEquals(1, released.attemptsGranted(), "one attempt when none remain");
+    assertEquals(4, released.allowedAttempts());
+    RunId fourth = runToExit(t, A, now);
+    assertEquals(4, c.store().run(fourth).orElseThrow().attempt());
+    Ticket after = settle(fourth, A, Verdict.FAILED, now).ticket();
+    assertTrue(after.holdReason().startsWith("attempts exhausted (4 of 4)"), after.holdReason());
+    assertEquals(5 + 2, assertInstanceOf(Control.Done.class, c.release(t, java.util.OptionalInt.of(3))).ticket()
+        .allowedAttempts(), "--attempts 3 grants three more");
+    c.hold(t, "again", now);
+    assertEquals(0, assertInstanceOf(Control.Done.class, c.release(t)).ticket().attemptsGranted() - 4,
+        "a release of a ticket with attempts to spare grants none");
+    c.hold(t, "again", now);
+    assertEquals(new Control.Denied(Control.Reason.ATTEMPTS_LIMIT), c.release(t, java.util.OptionalInt.of(1000)));
+    assertThrows(IllegalArgumentException.class, () -> c.release(t, java.util.OptionalInt.of(0)));
+  }
+
+  @Test
+  void aRetryQueuesTheSameWorkAsANewTicket_linkedBothWays_onceOnly_andCancelsAHeldOriginal() {
+    NewTicket n = new NewTicket(BATCH, "command", "{\"argv\":[\"make\"]}", 2, 7, T0 + 99, "key-1")
+        .withSpec(new RunSpec("/w", Environment.of(java.util.Map.of("A", "1")), 5_000))
+        .withLabels(java.util.Map.of("team", "a"));
+    TicketId t = submit(n);
+    assertEquals(new Retry.Denied(Retry.Reason.NOT_FINISHED, null), c.retry(t, T0));
+    c.hold(t, "by hand", T0);
+    Retry.Retried r = assertInstanceOf(Retry.Retried.class, c.retry(t, T0 + 5));
+    Ticket fresh = r.ticket();
+    assertEquals(new NewTicket(BATCH, "command", "{\"argv\":[\"make\"]}", 2, 7, 0, null, n.spec(), n.labels()),
+        fresh.resubmission());
+    assertEquals(TicketState.READY, fresh.state());
+    assertEquals(T0 + 5, fresh.createdAtMs());
+    assertEquals(t, fresh.retryOf());
+    assertEquals(fresh.id(), r.original().retriedAs());
+    assertEquals(TicketState.CANCELLED, r.original().state(), "a HELD original never runs beside its retry");
+    assertEquals(r.original(), ticket(t));
+    assertEquals(fresh, ticket(fresh.id()));
+    assertEquals(new Retry.Denied(Retry.Reason.ALREADY_RETRIED, fresh.id()), c.retry(t, T0 + 6));
+    assertEquals(new Retry.Denied(Retry.Reason.NOT_FOUND, null), c.retry(new TicketId(99), T0));
+    TicketId done = submit();
+    settle(runToExit(done, A, T0), A, Verdict.SUCCEEDED, T0);
+    Retry.Retried again = assertInstanceOf(Retry.Retried.class, c.retry(done, T0));
+    assertEquals(TicketState.SUCCEEDED, again.original().state(), "a finished original stays as it ended");
+  }
+
+  @Test
+  void ticketsFilterByLabels_inTheStoreQuery_andPageAsBefore() {
+    List<TicketId> a = new java.util.ArrayList<>();
+    for (int i = 0; i < 7; i++) {
+      NewTicket n = NewTicket.of(Lane.DEFAULT, "command", "{}");
+      TicketId id = submit(i % 2 == 0 ? n.withLabels(java.util.Map.of("team", "a", "n", "" + i))
+          : n.withLabels(java.util.Map.of("team", "b")));
+      if (i % 2 == 0) {
+        a.add(id);
+      }
+    }
+    TicketQuery q = TicketQuery.all().withLabel("team", "a").limit(2);
+    List<TicketId> paged = new java.util.ArrayList<>();
+    for (List<Ticket> page = c.store().tickets(q); !page.isEmpty();
+         page = c.store().tickets(q.after(page.get(page.size() - 1).id()))) {
+      page.forEach(t -> paged.add(t.id()));
+    }
+    assertEquals(a, paged);
+    assertEquals(List.of(a.get(1)), c.store().tickets(TicketQuery.all().withLabel("team", "a").withLabel("n", "2"))
+        .stream().map(Ticket::id).toList(), "every label must match");
+    assertTrue(c.store().tickets(TicketQuery.all().withLabel("team", "c")).isEmpty());
+  }
+
+  @Test
+  void anOperatorHoldAndAServiceGiveUpAreEvents_andAHoldOfAHeldTicketIsNot() {
+    TicketId t = submit();
+    c.hold(t, "wait for data", T0);
+    c.hold(t, "again", T0 + 1);
+    Event e = c.serviceGivenUp("indexer", "failed 6 times within 15m", T0 + 2);
+    assertEquals(new Event(2, T0 + 2, Event.Kind.SERVICE_GIVEN_UP, null, null, "indexer", null, null,
+        "failed 6 times within 15m"), e);
+    assertEquals(List.of(new Event(1, T0, Event.Kind.HELD, t, null, null, null, TicketState.HELD, "wait for data"), e),
+        c.store().events(0, 100));
   }
 
   @Test

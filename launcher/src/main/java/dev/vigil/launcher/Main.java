@@ -40,7 +40,7 @@ import picocli.CommandLine.ScopeType;
     Main.TasksCmd.class, Main.RunsCmd.class, Main.ShowCmd.class, Main.WaitCmd.class, Main.ParkCmd.class,
     Main.UnparkCmd.class, Main.HoldCmd.class, Main.ReleaseCmd.class, Main.CancelCmd.class, Main.LogsCmd.class,
     Main.VersionCmd.class, Main.DemoCmd.class, Main.ServicesCmd.class, Main.WatchCmd.class, Main.RunCmd.class,
-    Main.PauseCmd.class, Main.ResumeCmd.class},
+    Main.PauseCmd.class, Main.ResumeCmd.class, KillCmd.class, RetryCmd.class, EventsCmd.class},
     description = "Vigil: a crash-legible process supervisor.")
 public final class Main implements Runnable {
   @Option(names = "--home", scope = ScopeType.INHERIT, paramLabel = "DIR",
@@ -199,7 +199,9 @@ public final class Main implements Runnable {
     }
   }
 
-  @Command(name = "submit", description = "Queue a task; prints only its ticket id.")
+  @Command(name = "submit", description = "Queue a task; prints only its ticket id. The command runs where you "
+      + "stand (or --cwd DIR) with your environment (or only PATH, HOME, LANG and USER with --clean-env), plus each "
+      + "--env NAME=VALUE; the daemon keeps their values to itself and shows only the variables' names.")
   static final class SubmitCmd extends Sub {
     @Option(names = "--lane")
     String lane;
@@ -222,11 +224,43 @@ public final class Main implements Runnable {
     @Option(names = "--key", description = "idempotency key")
     String key;
 
+    @Option(names = "--cwd", paramLabel = "DIR", description = "the directory the command runs in (default: this one)")
+    String cwd;
+
+    @Option(names = "--env", paramLabel = "NAME=VALUE", description = "set a variable for the command (repeatable)")
+    List<String> env = new ArrayList<>();
+
+    @Option(names = "--clean-env", description = "start from PATH, HOME, LANG and USER only, not your whole environment")
+    boolean cleanEnv;
+
+    @Option(names = "--timeout", paramLabel = "DURATION",
+        description = "stop a run that takes longer (TERM, then KILL); it counts as a failed attempt")
+    String timeout;
+
+    @Option(names = "--label", paramLabel = "NAME=VALUE", description = "a label to find it by (repeatable)")
+    List<String> labels = new ArrayList<>();
+
     @Parameters(paramLabel = "CMD", arity = "0..*")
     List<String> command = new ArrayList<>();
 
     @Override
     public Integer call() {
+      ObjectNode a = ticketFor(command);
+      ObjectNode r = Main.call(home(), "submit", a);
+      out().println(r.path("ticket").path("id").asText());
+      return 0;
+    }
+
+    /**
+     * The one place that turns this command's options plus one command line into a submission (the
+     * wire form of one ticket: see {@code Wire.submission}), for a single command and for every line
+     * of a batch alike. Every option is checked here, before anything is sent, so a bad value
+     * changes nothing.
+     *
+     * @param argv the command and its arguments; empty only with {@code --payload}
+     * @throws IllegalArgumentException one line naming the option that is wrong
+     */
+    ObjectNode ticketFor(List<String> argv) {
       ObjectNode a = args();
       ObjectNode p;
       if (payload != null) {
@@ -242,9 +276,9 @@ public final class Main implements Runnable {
       } else {
         p = args();
       }
-      if (!command.isEmpty()) {
-        ArrayNode argv = p.putArray("argv");
-        command.forEach(argv::add);
+      if (!argv.isEmpty()) {
+        ArrayNode cmd = p.putArray("argv");
+        argv.forEach(cmd::add);
       } else if (payload == null) {
         throw new IllegalArgumentException("submit needs a command after -- or a --payload");
       }
@@ -267,9 +301,12 @@ public final class Main implements Runnable {
       if (key != null) {
         a.put("key", key);
       }
-      ObjectNode r = Main.call(home(), "submit", a);
-      out().println(r.path("ticket").path("id").asText());
-      return 0;
+      TaskOptions.place(a, cwd, env, cleanEnv, System.getenv(), Path.of(System.getProperty("user.dir")));
+      if (timeout != null) {
+        a.put("timeoutMs", TaskOptions.timeout("--timeout", timeout));
+      }
+      TaskOptions.labels(a.putObject("labels"), labels, "--label");
+      return a;
     }
   }
 
@@ -312,6 +349,9 @@ public final class Main implements Runnable {
     @Option(names = "--lane")
     String lane;
 
+    @Option(names = "--label", paramLabel = "NAME=VALUE", description = "only tickets with this label (repeatable: all)")
+    List<String> labels = new ArrayList<>();
+
     @Option(names = "--json")
     boolean json;
 
@@ -323,6 +363,9 @@ public final class Main implements Runnable {
       }
       if (lane != null) {
         a.put("lane", lane);
+      }
+      if (!labels.isEmpty()) {
+        TaskOptions.labels(a.putObject("labels"), labels, "--label");
       }
       JsonNode ts = Main.list(home(), "list", a, "tickets");
       if (json) {
@@ -337,10 +380,7 @@ public final class Main implements Runnable {
   }
 
   static String ticketLine(JsonNode t) {
-    return String.format("%-8s %-10s lane %-10s attempts %d/%d%s%s", t.path("id").asText(), t.path("state").asText(),
-        t.path("lane").asText(), t.path("attemptsUsed").asInt(), t.path("maxAttempts").asInt(),
-        t.path("parked").asBoolean() ? " parked" : "",
-        t.hasNonNull("holdReason") ? " (" + t.path("holdReason").asText() + ")" : "");
+    return Views.ticketLine(t);
   }
 
   @Command(name = "runs", description = "Runs, in id order.")
@@ -367,14 +407,9 @@ public final class Main implements Runnable {
     }
   }
 
-  /** A run in one line: the settlement's diagnosis (e.g. the command's exit code) when there is one, else the worker's exit. */
+  /** A run in one line: its verdict, its command's own exit and the settlement's diagnosis. */
   static String runLine(JsonNode r) {
-    String end = r.hasNonNull("diagnosis") ? r.path("diagnosis").asText()
-        : r.hasNonNull("exitCode") ? "worker exit " + r.path("exitCode").asText()
-        : r.hasNonNull("signal") ? "worker signal " + r.path("signal").asText() : "-";
-    return String.format("%-10s attempt %d %-8s %-17s pid %-7s %s%s", r.path("id").asText(), r.path("attempt").asInt(),
-        r.path("state").asText(), r.hasNonNull("verdict") ? r.path("verdict").asText() : "-",
-        r.hasNonNull("pid") ? r.path("pid").asText() : "-", end, r.path("handStarted").asBoolean() ? " (by hand)" : "");
+    return Views.runLine(r);
   }
 
   @Command(name = "show", description = "One ticket with its runs.")
@@ -394,10 +429,7 @@ public final class Main implements Runnable {
         out().println(pretty(t));
         return 0;
       }
-      out().println(ticketLine(t));
-      for (JsonNode r : t.path("runs")) {
-        out().println("  " + runLine(r));
-      }
+      Views.ticketDetail(t).forEach(out()::println);
       return 0;
     }
   }
@@ -493,7 +525,7 @@ public final class Main implements Runnable {
     }
   }
 
-  @Command(name = "hold", description = "Hold a READY ticket.")
+  @Command(name = "hold", description = "Hold a READY ticket (a running one: vigil kill TICKET --hold).")
   static final class HoldCmd extends TicketVerb {
     @Option(names = "--reason")
     String reason;
@@ -513,15 +545,38 @@ public final class Main implements Runnable {
     }
   }
 
-  @Command(name = "release", description = "Release a HELD ticket (Q8).")
+  @Command(name = "release", description = "Release a HELD ticket so that it runs again; when it has no attempt "
+      + "left it gets one more (or --attempts N more).")
   static final class ReleaseCmd extends TicketVerb {
+    @Option(names = "--attempts", paramLabel = "N", description = "attempts to grant it on top of those it had")
+    String attempts;
+
     @Override
     String op() {
       return "release";
     }
+
+    @Override
+    ObjectNode verbArgs() {
+      ObjectNode a = super.verbArgs();
+      if (attempts != null) {
+        int n;
+        try {
+          n = Integer.parseInt(attempts);
+        } catch (NumberFormatException e) {
+          n = 0;
+        }
+        if (n < 1 || n > dev.vigil.coordination.NewTicket.MAX_ATTEMPTS) {
+          throw new IllegalArgumentException("--attempts '" + attempts + "': a whole number from 1 to "
+              + dev.vigil.coordination.NewTicket.MAX_ATTEMPTS);
+        }
+        a.put("attempts", n);
+      }
+      return a;
+    }
   }
 
-  @Command(name = "cancel", description = "Cancel a READY or HELD ticket.")
+  @Command(name = "cancel", description = "Cancel a READY or HELD ticket (a running one: vigil kill TICKET).")
   static final class CancelCmd extends TicketVerb {
     @Override
     String op() {
@@ -719,8 +774,11 @@ public final class Main implements Runnable {
       JsonNode recent = s.path("recentSettlements");
       for (int i = Math.max(0, recent.size() - 5); i < recent.size(); i++) {
         JsonNode r = recent.get(i);
-        b.append(String.format("  %-10s %-17s %s -> ticket %s%n", r.path("run").asText(), r.path("verdict").asText(),
-            r.path("diagnosis").asText("-"), r.path("ticketState").asText()));
+        JsonNode x = r.path("exit");
+        String exit = x.hasNonNull("exitCode") ? "exit " + x.path("exitCode").asText()
+            : x.hasNonNull("signal") ? "signal " + x.path("signal").asText() : "-";
+        b.append(String.format("  %-10s %-17s %-10s %s -> ticket %s%n", r.path("run").asText(), r.path("verdict").asText(),
+            exit, r.path("diagnosis").asText("-"), r.path("ticketState").asText()));
       }
       b.append("tickets ").append(s.path("tickets")).append('\n');
       return b.toString();

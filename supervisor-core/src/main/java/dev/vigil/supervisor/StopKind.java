@@ -29,16 +29,32 @@ public enum StopKind {
    * An operator asked for a shutdown that stops workers ({@code vigil down --stop-workers}) or
    * stopped a service: like {@link #LOST}, escalated to TERM and KILL.
    */
-  OPERATOR;
+  OPERATOR,
+  /**
+   * The run passed its time limit (Q12): TERM to its group at once, KILL one {@code stopGrace}
+   * later, repeated every grace, identity-gated. The decision is to stop, never that the run is dead
+   * (C5): it settles once it is dead by identity and reservation, FAILED "timed out", an attempt spent.
+   */
+  TIMEOUT,
+  /**
+   * An operator's kill (Q13): TERM to its group at once, KILL one {@code stopGrace} later, repeated
+   * every grace, identity-gated; the run settles KILLED, no attempt spent.
+   */
+  KILL;
 
-  /** Whether the frame is followed by TERM after {@code stopGrace}. */
+  /** Whether the frame is followed by TERM after {@code stopGrace} (at once for {@link #termsAtOnce()}). */
   public boolean escalates() {
     return this != IDLE_SHUTDOWN;
   }
 
   /** Whether TERM is followed by KILL one more {@code stopGrace} later, repeated every grace. */
   public boolean kills() {
-    return this == LOST || this == OPERATOR;
+    return this == LOST || this == OPERATOR || this == TIMEOUT || this == KILL;
+  }
+
+  /** Whether the first TERM is due at once rather than one grace after the stop began: a time-out and a kill. */
+  public boolean termsAtOnce() {
+    return this == TIMEOUT || this == KILL;
   }
 
   /**

@@ -12,7 +12,8 @@ import java.util.Objects;
  *       {@link #redeliver()}). The caller sends it and reports whether it was taken.
  *   <li>A kind that escalates is followed by TERM one {@code graceMs} after the stop began, whether
  *       the frame was delivered or not: a worker that reconnects within the grace gets the frame
- *       first. {@link StopKind#IDLE_SHUTDOWN} never signals (S5).
+ *       first; a time-out and a kill ({@link StopKind#termsAtOnce()}) send TERM at once (Q12, Q13).
+ *       {@link StopKind#IDLE_SHUTDOWN} never signals (S5).
  *   <li>A kind that kills ({@link StopKind#LOST}, {@link StopKind#OPERATOR}) is followed by KILL
  *       one grace after TERM, then KILL again every grace while the worker lives.
  *       {@link StopKind#PARK} sends TERM and never KILL: a worker that cannot stop runs to its end
@@ -112,7 +113,7 @@ public record Stopping(StopKind kind, boolean beforeRelaunch, long graceMs, bool
   public static Stopping begin(StopKind kind, boolean beforeRelaunch, long graceMs, long nowMonoMs, boolean delivered) {
     Objects.requireNonNull(kind, "kind");
     return new Stopping(kind, beforeRelaunch, graceMs, delivered, kind.escalates() ? Next.TERM : Next.NONE,
-        Math.addExact(nowMonoMs, graceMs), 0);
+        Math.addExact(nowMonoMs, kind.termsAtOnce() ? 0 : graceMs), 0);
   }
 
   /** Whether a stop of {@code harder} replaces this one: only a strictly harder kind does. */
@@ -122,7 +123,7 @@ public record Stopping(StopKind kind, boolean beforeRelaunch, long graceMs, bool
 
   /**
    * This stop replaced at {@code nowMonoMs} by a harder kind: its first signal is due one grace
-   * later, KILL when TERM was already sent, else TERM.
+   * later, KILL when TERM was already sent, else TERM (at once for a kind that terms at once).
    *
    * @param delivered whether a connection of the worker took the harder stop's frame just now
    * @throws IllegalArgumentException when {@code harder} is not harder than this stop's kind
@@ -133,7 +134,7 @@ public record Stopping(StopKind kind, boolean beforeRelaunch, long graceMs, bool
     }
     boolean termSent = kind.escalates() && next != Next.TERM;
     return new Stopping(harder, beforeRelaunch, graceMs, delivered, termSent ? Next.KILL : Next.TERM,
-        Math.addExact(nowMonoMs, graceMs), kills);
+        Math.addExact(nowMonoMs, !termSent && harder.termsAtOnce() ? 0 : graceMs), kills);
   }
 
   /** Whether the stop frame still has to reach the worker: the caller sends it (again) before {@link #advance}. */

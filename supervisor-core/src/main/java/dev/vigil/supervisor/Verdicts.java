@@ -1,15 +1,20 @@
 package dev.vigil.supervisor;
 
 import dev.vigil.coordination.RunExit;
+import dev.vigil.coordination.StopIntent;
 import dev.vigil.coordination.Verdict;
 import java.util.Objects;
 
 /**
- * The verdict of a task run whose worker is gone (Q1, Q2, Q5): one rule wherever and whenever the
- * run ended (a live finish, recovery at boot, a finish for a dead exit owner), so the same facts
- * always give the same ticket transition. In order:
+ * The verdict of a task run whose worker is gone (Q1, Q2, Q5, Q12, Q13): one rule wherever and
+ * whenever the run ended (a live finish, recovery at boot, a finish for a dead exit owner), so the
+ * same facts always give the same ticket transition. In order:
  *
  * <ol>
+ *   <li>An operator killed it (its kill is on record, Q13): KILLED, no attempt spent, whatever it
+ *       wrote.
+ *   <li>It was stopped for its time limit (on record, Q12): FAILED "timed out after …", one attempt
+ *       spent, whatever it wrote.
  *   <li>The worker wrote an outcome: its verdict and note (a STALLED outcome until its hint, Q2).
  *   <li>It wrote none, or one that cannot be read, after this daemon stopped it with a stop other
  *       than the idle shutdown (park, another build, an operator): STALLED now, no attempt spent;
@@ -60,10 +65,21 @@ public final class Verdicts {
    * @param exit          how its worker ended, or {@code null} when not even that is known
    * @param stoppedBy     the stop this daemon had begun, or {@code null}
    * @param neverToldToGo whether this daemon started the run and its worker was never told go (Q3)
+   * @param intent        the stop intent on record for the run (a time-out, a kill), or {@code null}
+   * @param timeoutMs     the run's time limit, ms (0 for none): what a time-out's diagnosis names
    */
-  public record Ending(Outcome outcome, RunExit exit, StopKind stoppedBy, boolean neverToldToGo) {
+  public record Ending(Outcome outcome, RunExit exit, StopKind stoppedBy, boolean neverToldToGo, StopIntent intent,
+                       long timeoutMs) {
     public Ending {
       Objects.requireNonNull(outcome, "outcome");
+      if (timeoutMs < 0) {
+        throw new IllegalArgumentException("timeoutMs (" + timeoutMs + ") must be >= 0");
+      }
+    }
+
+    /** An ending without a stop intent on record. */
+    public Ending(Outcome outcome, RunExit exit, StopKind stoppedBy, boolean neverToldToGo) {
+      this(outcome, exit, stoppedBy, neverToldToGo, null, 0);
     }
   }
 
@@ -97,6 +113,32 @@ public final class Verdicts {
       }
     }
 
+    /** An operator killed it (Q13): KILLED, no attempt spent. */
+    record Killed(String diagnosis) implements Judgement {
+      @Override
+      public Verdict verdict() {
+        return Verdict.KILLED;
+      }
+
+      @Override
+      public long stallUntilWallMs() {
+        return 0;
+      }
+    }
+
+    /** It was stopped for its time limit (Q12): FAILED, one attempt spent. */
+    record TimedOut(String diagnosis) implements Judgement {
+      @Override
+      public Verdict verdict() {
+        return Verdict.FAILED;
+      }
+
+      @Override
+      public long stallUntilWallMs() {
+        return 0;
+      }
+    }
+
     /** No outcome otherwise: LOST. */
     record Lost(String diagnosis) implements Judgement {
       @Override
@@ -115,13 +157,25 @@ public final class Verdicts {
   public static Judgement judge(Ending ending, long nowWallMs) {
     Objects.requireNonNull(ending, "ending");
     Outcome o = ending.outcome();
-    if (o instanceof Outcome.Written w) {
+    if (ending.intent() != null && ending.intent().kill()) {
+      return new Judgement.Killed(KILLED);
+    } else if (ending.intent() == StopIntent.TIMEOUT) {
+      return new Judgement.TimedOut(timedOut(ending.timeoutMs()));
+    } else if (o instanceof Outcome.Written w) {
       return new Judgement.Reported(w.verdict(), w.stallUntilWallMs(), w.note());
     } else if (o instanceof Outcome.Missing m) {
       return withoutOutcome(ending, m.diagnosis(), nowWallMs);
     } else {
       throw new AssertionError(o);
     }
+  }
+
+  /** The diagnosis of a killed run. */
+  public static final String KILLED = "killed by an operator";
+
+  /** The diagnosis of a run stopped for its time limit, e.g. {@code timed out after 30m}. */
+  public static String timedOut(long timeoutMs) {
+    return "timed out after " + Durations.format(timeoutMs);
   }
 
   private static Judgement withoutOutcome(Ending ending, String diagnosis, long nowWallMs) {

@@ -33,7 +33,8 @@ class VerdictsTest {
   @Test
   void Q1_Q2_Q5_verdictRuleAgreesWithLawModel() {
     Props.Coverage cov = new Props.Coverage("verdict rule model agreement", Judgement.Reported.class,
-        Judgement.StoppedWithoutOutcome.class, Judgement.NeverBegan.class, Judgement.Lost.class,
+        Judgement.StoppedWithoutOutcome.class, Judgement.NeverBegan.class, Judgement.Lost.class, Judgement.Killed.class,
+        Judgement.TimedOut.class, "a kill wins over the worker's outcome", "a time-out wins over the worker's outcome",
         "outcome wins over a stop", "outcome wins over no go", "idle-shutdown stop without an outcome: LOST",
         "stopped and never told to go: the stop speaks", "stalled outcome keeps its hint", "unknown exit",
         "exit by signal", "reported without a note");
@@ -48,13 +49,19 @@ class VerdictsTest {
         default -> RunExit.code(r.nextInt(3), now);
       };
       StopKind stop = r.nextBoolean() ? null : Props.pick(r, StopKind.values());
-      Ending ending = new Ending(outcome, exit, stop, r.nextInt(3) == 0);
+      dev.vigil.coordination.StopIntent intent = r.nextInt(4) != 0 ? null
+          : Props.pick(r, dev.vigil.coordination.StopIntent.values());
+      Ending ending = new Ending(outcome, exit, stop, r.nextInt(3) == 0, intent, intent == null ? 0 : 1 + r.nextInt(90_000));
       String ctx = "seed " + seed + ", " + ending + ", now " + now;
       Judgement j = Verdicts.judge(ending, now);
       assertEquals(VerdictLaw.decide(ending, now), j, ctx);
       SupervisorInvariants.q1q2VerdictOfAnEndedRun(ending, j, ctx);
       cov.saw(j);
-      if (outcome instanceof Outcome.Written w) {
+      if (intent != null) {
+        if (outcome instanceof Outcome.Written) {
+          cov.label(intent.kill() ? "a kill wins over the worker's outcome" : "a time-out wins over the worker's outcome");
+        }
+      } else if (outcome instanceof Outcome.Written w) {
         if (stop != null && stop != StopKind.IDLE_SHUTDOWN) {
           cov.label("outcome wins over a stop");
         }
@@ -110,6 +117,15 @@ class VerdictsTest {
     Outcome stalled = new Outcome.Written(Verdict.STALLED, NOW + 60_000, "quota");
     assertEquals(new Judgement.Reported(Verdict.STALLED, NOW + 60_000, "quota"),
         Verdicts.judge(new Ending(stalled, RunExit.signal(9, NOW), StopKind.LOST, true), NOW));
+  }
+
+  @Test
+  void Q12_Q13_aRunStoppedForItsTimeLimitFails_andAKilledRunIsKilled_whateverItWrote() {
+    Outcome ok = new Outcome.Written(Verdict.SUCCEEDED, 0, "exit code 0");
+    assertEquals(new Judgement.TimedOut("timed out after 30m"), Verdicts.judge(new Ending(ok, RunExit.signal(15, NOW),
+        StopKind.TIMEOUT, false, dev.vigil.coordination.StopIntent.TIMEOUT, 1_800_000), NOW));
+    assertEquals(new Judgement.Killed("killed by an operator"), Verdicts.judge(new Ending(NONE, RunExit.signal(9, NOW),
+        null, false, dev.vigil.coordination.StopIntent.KILL_HOLD, 0), NOW), "a daemon that restarted has no stop of its own");
   }
 
   @Test

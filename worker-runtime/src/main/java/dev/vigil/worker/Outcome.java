@@ -89,7 +89,7 @@ public sealed interface Outcome {
   /**
    * The outcome with {@code verdict}; {@code untilMs} is read only for STALLED.
    *
-   * @throws IllegalArgumentException for a verdict no worker gives (LOST, ABANDONED, SUPERSEDED)
+   * @throws IllegalArgumentException for a verdict no worker gives (LOST, ABANDONED, SUPERSEDED, KILLED)
    */
   static Outcome of(Verdict verdict, String detail, long untilMs) {
     Objects.requireNonNull(verdict, "verdict");
@@ -99,7 +99,7 @@ public sealed interface Outcome {
       case PERMANENT_FAILURE -> new PermanentFailure(detail);
       case STALLED -> new Stalled(untilMs, detail);
       case BLOCKED -> new Blocked(detail);
-      case LOST, ABANDONED, SUPERSEDED -> throw new IllegalArgumentException(
+      case LOST, ABANDONED, SUPERSEDED, KILLED -> throw new IllegalArgumentException(
           "verdict " + verdict + " is not one a worker gives (SUCCEEDED, FAILED, PERMANENT_FAILURE, STALLED, BLOCKED)");
     };
   }

@@ -31,6 +31,29 @@ public interface WorkContext {
   Path runDirectory();
 
   /**
+   * The directory recorded with the ticket at submission, where its command is to run; empty when
+   * none was (a service, a ticket submitted without one).
+   */
+  default Optional<Path> workingDirectory() {
+    return Optional.empty();
+  }
+
+  /**
+   * The whole environment recorded with the ticket at submission, for its command; empty when none
+   * was. Its values may be secrets: pass them to the command only, never to a log or a file.
+   */
+  default Optional<java.util.Map<String, String>> environment() {
+    return Optional.empty();
+  }
+
+  /**
+   * Reports how the process this run stands for ended (the built-in command type's child): its exit
+   * code, or the signal that ended it (exactly one). The host writes it with the outcome, so that the
+   * run shows the command's own exit, and exits with that status itself.
+   */
+  default void processEnded(Integer exitCode, Integer signal) {}
+
+  /**
    * Declares a piece of work in flight until the returned handle is closed. It enters through the
    * run gate (S5): while the worker is quiesced this waits until the gate reopens (on release or
    * after the quiesce hold). The host keeps busy evidence from it (S3) and answers quiesce with

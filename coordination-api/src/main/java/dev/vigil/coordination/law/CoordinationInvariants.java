@@ -1,5 +1,6 @@
 package dev.vigil.coordination.law;
 
+import dev.vigil.coordination.Event;
 import dev.vigil.coordination.Lease;
 import dev.vigil.coordination.Run;
 import dev.vigil.coordination.RunId;
@@ -97,6 +98,14 @@ public final class CoordinationInvariants {
       if (r.verdict() == Verdict.ABANDONED && (r.start() != null || r.exitOwner() != null)) {
         out.add("C8 settle once: run " + r.id() + " is ABANDONED but had started or exited");
       }
+      boolean killed = r.stopIntent() != null && r.stopIntent().kill();
+      if (r.verdict() == Verdict.KILLED && !killed) {
+        out.add("Q13 a kill is settled once: run " + r.id() + " is KILLED but nobody asked to kill it");
+      }
+      if (killed && r.state() == RunState.SETTLED && r.verdict() != Verdict.KILLED
+          && r.verdict() != Verdict.ABANDONED) {
+        out.add("Q13 a kill is settled once: run " + r.id() + " was killed but settled " + r.verdict());
+      }
       if (r.attempt() > t.attemptsUsed() + 1) {
         out.add("Q1 bounded attempts: run " + r.id() + " runs as attempt " + r.attempt() + " but ticket "
             + t.id() + " has used only " + t.attemptsUsed());
@@ -124,6 +133,26 @@ public final class CoordinationInvariants {
           break;
         }
       }
+      if ((t.state() == TicketState.READY || t.state() == TicketState.LEASED)
+          && t.attemptsUsed() >= t.allowedAttempts()) {
+        out.add("Q1 bounded attempts: " + t.state() + " ticket " + t.id() + " has used " + t.attemptsUsed() + " of "
+            + t.allowedAttempts() + " attempts and may still run");
+      }
+      if (t.retriedAs() != null) {
+        Ticket newer = tickets.get(t.retriedAs());
+        if (newer == null || !t.id().equals(newer.retryOf())) {
+          out.add("retry: ticket " + t.id() + " names " + t.retriedAs() + " as its retry, which does not name it back");
+        }
+        if (t.state() == TicketState.READY || t.state() == TicketState.LEASED || t.state() == TicketState.HELD) {
+          out.add("retry: ticket " + t.id() + " is " + t.state() + " beside its retry " + t.retriedAs());
+        }
+      }
+      if (t.retryOf() != null) {
+        Ticket older = tickets.get(t.retryOf());
+        if (older == null || !t.id().equals(older.retriedAs())) {
+          out.add("retry: ticket " + t.id() + " retries " + t.retryOf() + ", which does not name it as its retry");
+        }
+      }
       if (t.state() == TicketState.SUCCEEDED) {
         for (Run r : rs) {
           if (r.verdict() == Verdict.BLOCKED || r.verdict() == Verdict.STALLED) {
@@ -131,6 +160,27 @@ public final class CoordinationInvariants {
           }
         }
       }
+    }
+    long settledRuns = s.runs().stream()
+        .filter(r -> r.state() == RunState.SETTLED && r.verdict() != Verdict.ABANDONED).count();
+    long settledEvents = 0;
+    for (int i = 0; i < s.events().size(); i++) {
+      Event e = s.events().get(i);
+      if (e.id() != i + 1) {
+        out.add("events: event " + (i + 1) + " has id " + e.id() + " (ids count from 1 without gaps, in order)");
+        break;
+      }
+      if (e.kind() == Event.Kind.SETTLED) {
+        settledEvents++;
+        Run r = runs.get(e.run());
+        if (r == null || r.state() != RunState.SETTLED) {
+          out.add("events: event " + e.id() + " reports the settlement of " + e.run() + ", which is not settled");
+        }
+      }
+    }
+    if (settledEvents != settledRuns) {
+      out.add("events: " + settledRuns + " runs were settled but " + settledEvents
+          + " settlements were reported (each exactly once, in its own transaction)");
     }
     return out;
   }

@@ -7,6 +7,8 @@ import dev.vigil.coordination.Claims;
 import dev.vigil.coordination.Control;
 import dev.vigil.coordination.Coordination;
 import dev.vigil.coordination.Denials;
+import dev.vigil.coordination.Event;
+import dev.vigil.coordination.Events;
 import dev.vigil.coordination.Exit;
 import dev.vigil.coordination.ExitOwner;
 import dev.vigil.coordination.Finish;
@@ -17,6 +19,7 @@ import dev.vigil.coordination.Owner;
 import dev.vigil.coordination.OwnerId;
 import dev.vigil.coordination.Readopt;
 import dev.vigil.coordination.Renewal;
+import dev.vigil.coordination.Retry;
 import dev.vigil.coordination.RetryPolicy;
 import dev.vigil.coordination.Run;
 import dev.vigil.coordination.RunExit;
@@ -26,6 +29,8 @@ import dev.vigil.coordination.RunStart;
 import dev.vigil.coordination.Settlement;
 import dev.vigil.coordination.Snapshot;
 import dev.vigil.coordination.Start;
+import dev.vigil.coordination.StopIntent;
+import dev.vigil.coordination.StopRequest;
 import dev.vigil.coordination.Store;
 import dev.vigil.coordination.Submission;
 import dev.vigil.coordination.Ticket;
@@ -42,6 +47,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
@@ -60,8 +66,10 @@ import java.util.function.UnaryOperator;
  * RUNNING runs, and adoptClaim, for CLAIMED runs from the owner that holds the lease, re-arm a
  * lapsed lease; a run's owner and its lease's owner move together), C6 (takeExit only from
  * RUNNING), C7 (leases removed only by finish and abortClaim), C8 (finish only from EXITED),
- * Q1/Q2/Q5/Q7/Q8 (through {@link RetryPolicy}) and Q9 (parked tickets and lanes are never
- * claimed).
+ * Q1/Q2/Q5/Q7/Q8 (through {@link RetryPolicy}), Q9 (parked tickets and lanes are never
+ * claimed), Q12/Q13 (a stop intent is recorded on a live run; KILLED is the verdict of exactly the
+ * killed runs, and no attempt is spent on them) and the event stream ({@link Events}: appended by
+ * the decision it reports, numbered from 1 without gaps).
  */
 public final class LeaseLaw implements Coordination, Store {
   /** Claims rolled back before a ticket is HELD ({@link RetryPolicy#MAX_SPAWN_FAILURES}). */
@@ -74,6 +82,7 @@ public final class LeaseLaw implements Coordination, Store {
   private final TreeSet<Lane> parkedLanes = new TreeSet<>();
   private final Map<String, TicketId> keys = new HashMap<>();
   private final SortedMap<OwnerId, Owner> owners = new TreeMap<>();
+  private final List<Event> events = new ArrayList<>();
   private long lastSeq;
 
   public LeaseLaw(RetryPolicy policy) {
@@ -96,14 +105,28 @@ public final class LeaseLaw implements Coordination, Store {
     if (n.key() != null && keys.containsKey(n.key())) {
       return new Submission.Duplicate(tickets.get(keys.get(n.key())));
     }
-    TicketId id = new TicketId(++lastSeq);
-    Ticket t = new Ticket(id, n.lane(), n.type(), n.payload(), TicketState.READY, 0, n.maxAttempts(), n.priority(),
-        n.notBeforeMs(), nowMs, false, null, 0);
-    tickets.put(id, t);
+    Ticket t = Ticket.submitted(new TicketId(++lastSeq), n, nowMs, null);
+    tickets.put(t.id(), t);
     if (n.key() != null) {
-      keys.put(n.key(), id);
+      keys.put(n.key(), t.id());
     }
     return new Submission.Accepted(t);
+  }
+
+  @Override
+  public synchronized Retry retry(TicketId original, long nowMs) {
+    Optional<Ticket> found = Optional.ofNullable(tickets.get(original));
+    Optional<Retry.Denied> denial = Denials.retry(found);
+    if (denial.isPresent()) {
+      return denial.get();
+    }
+    Ticket t = found.get();
+    Ticket fresh = Ticket.submitted(new TicketId(++lastSeq), t.resubmission(), nowMs, t.id());
+    Ticket before = t.state() == TicketState.HELD ? t.withState(TicketState.CANCELLED, null) : t;
+    Ticket after = before.retriedAs(fresh.id());
+    tickets.put(fresh.id(), fresh);
+    tickets.put(after.id(), after);
+    return new Retry.Retried(fresh, after);
   }
 
   @Override
@@ -183,7 +206,7 @@ public final class LeaseLaw implements Coordination, Store {
   }
 
   @Override
-  public synchronized AbortClaim abortClaim(RunId runId, OwnerId owner, String why) {
+  public synchronized AbortClaim abortClaim(RunId runId, OwnerId owner, String why, long nowMs) {
     Objects.requireNonNull(why, "why");
     Run run = runs.get(runId);
     Optional<AbortClaim.Reason> denial = Denials.abortClaim(Optional.ofNullable(run), leaseOfRun(runId), owner);
@@ -193,8 +216,9 @@ public final class LeaseLaw implements Coordination, Store {
     Run abandoned = run.settled(Verdict.ABANDONED, why);
     runs.put(runId, abandoned);
     leases.remove(run.ticket());
-    Ticket after = policy.abandon(tickets.get(run.ticket()), run.handStarted(), why);
+    Ticket after = policy.abandon(tickets.get(run.ticket()), run.handStarted(), why, run.stopIntent());
     tickets.put(after.id(), after);
+    append(Events.ofAbort(abandoned, after, nowMs));
     return new AbortClaim.Aborted(abandoned, after);
   }
 
@@ -281,7 +305,8 @@ public final class LeaseLaw implements Coordination, Store {
       return new Settlement.Denied(denial.get());
     }
     Ticket t = tickets.get(run.ticket());
-    TicketMove move = policy.decide(t, run.handStarted(), f.verdict(), f.diagnosis(), f.stallUntilMs(), nowMs);
+    TicketMove move = policy.decide(t, run.handStarted(), f.verdict(), f.diagnosis(), f.stallUntilMs(), nowMs,
+        run.stopIntent());
     Ticket after = move.applyTo(t);
     Run settled = run.settled(f.verdict(), f.diagnosis());
     tickets.put(after.id(), after);
@@ -296,7 +321,24 @@ public final class LeaseLaw implements Coordination, Store {
         }
       }
     }
+    append(Events.ofSettlement(settled, after, nowMs));
     return new Settlement.Settled(settled, after, superseded);
+  }
+
+  @Override
+  public synchronized StopRequest requestStop(RunId runId, StopIntent intent, String note, long nowMs) {
+    Objects.requireNonNull(note, "note");
+    Run run = runs.get(runId);
+    Optional<StopRequest.Reason> denial = Denials.requestStop(Optional.ofNullable(run), intent);
+    if (denial.isPresent()) {
+      return new StopRequest.Denied(denial.get());
+    }
+    StopIntent next = run.stopIntent() == null ? intent : run.stopIntent().then(intent);
+    Run marked = run.withStopIntent(next);
+    runs.put(runId, marked);
+    StopRequest.Recorded r = new StopRequest.Recorded(marked, next != run.stopIntent());
+    append(Events.ofStop(r, note, nowMs));
+    return r;
   }
 
   @Override
@@ -310,14 +352,31 @@ public final class LeaseLaw implements Coordination, Store {
   }
 
   @Override
-  public synchronized Control hold(TicketId id, String reason) {
+  public synchronized Control hold(TicketId id, String reason, long nowMs) {
     Objects.requireNonNull(reason, "reason");
-    return apply(id, Denials::hold, t -> t.state() == TicketState.HELD ? t : t.withState(TicketState.HELD, reason));
+    Optional<Ticket> before = Optional.ofNullable(tickets.get(id));
+    Control c = apply(id, Denials::hold,
+        t -> t.state() == TicketState.HELD ? t : t.withState(TicketState.HELD, reason));
+    if (c instanceof Control.Done d) {
+      append(Events.ofHold(before.orElseThrow(), d.ticket(), nowMs));
+    }
+    return c;
   }
 
   @Override
-  public synchronized Control release(TicketId id) {
-    return apply(id, Denials::release, t -> t.withState(TicketState.READY, null).withSpawnFailures(0));
+  public synchronized Control release(TicketId id, OptionalInt moreAttempts) {
+    checkGrant(moreAttempts);
+    return apply(id, t -> Denials.release(t, moreAttempts), t -> t.withState(TicketState.READY, null).withSpawnFailures(0)
+        .withGranted(Denials.grantOf(t, moreAttempts)));
+  }
+
+  /** A grant asked for is at least one attempt. */
+  public static void checkGrant(OptionalInt moreAttempts) {
+    Objects.requireNonNull(moreAttempts, "moreAttempts");
+    if (moreAttempts.isPresent() && (moreAttempts.getAsInt() < 1 || moreAttempts.getAsInt() > NewTicket.MAX_ATTEMPTS)) {
+      throw new IllegalArgumentException("moreAttempts (" + moreAttempts.getAsInt() + ") must be 1-"
+          + NewTicket.MAX_ATTEMPTS);
+    }
   }
 
   @Override
@@ -346,6 +405,19 @@ public final class LeaseLaw implements Coordination, Store {
   @Override
   public synchronized boolean unparkLane(Lane lane) {
     return parkedLanes.remove(Objects.requireNonNull(lane, "lane"));
+  }
+
+  @Override
+  public synchronized Event serviceGivenUp(String service, String why, long nowMs) {
+    Objects.requireNonNull(why, "why");
+    append(List.of(Events.ofServiceGivenUp(service, why, nowMs)));
+    return events.get(events.size() - 1);
+  }
+
+  private void append(List<Event.Draft> drafts) {
+    for (Event.Draft d : drafts) {
+      events.add(d.numbered(events.size() + 1));
+    }
   }
 
   // ---- queries ----
@@ -419,9 +491,17 @@ public final class LeaseLaw implements Coordination, Store {
   }
 
   @Override
+  public synchronized List<Event> events(long afterId, int limit) {
+    if (limit < 1) {
+      throw new IllegalArgumentException("limit (" + limit + ") must be >= 1");
+    }
+    return events.stream().filter(e -> e.id() > afterId).limit(limit).toList();
+  }
+
+  @Override
   public synchronized Snapshot snapshot() {
     return Snapshot.of(List.copyOf(tickets.values()), List.copyOf(runs.values()), List.copyOf(leases.values()),
-        parkedLanes, List.copyOf(owners.values()));
+        parkedLanes, List.copyOf(owners.values()), List.copyOf(events));
   }
 
   /** The lease that names the run, if any. */

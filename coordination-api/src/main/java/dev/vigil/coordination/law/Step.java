@@ -9,7 +9,9 @@ import dev.vigil.coordination.OwnerId;
 import dev.vigil.coordination.RunExit;
 import dev.vigil.coordination.RunId;
 import dev.vigil.coordination.RunStart;
+import dev.vigil.coordination.StopIntent;
 import dev.vigil.coordination.TicketId;
+import java.util.OptionalInt;
 
 /**
  * One call of a {@link Coordination} verb, as data: a scenario is a list of steps, applied to any
@@ -57,9 +59,9 @@ public sealed interface Step {
     }
   }
 
-  record AbortClaim(RunId run, OwnerId owner, String why) implements Step {
+  record AbortClaim(RunId run, OwnerId owner, String why, long nowMs) implements Step {
     public Object apply(Coordination c) {
-      return c.abortClaim(run, owner, why);
+      return c.abortClaim(run, owner, why, nowMs);
     }
   }
 
@@ -111,15 +113,39 @@ public sealed interface Step {
     }
   }
 
-  record Hold(TicketId ticket, String reason) implements Step {
+  record Hold(TicketId ticket, String reason, long nowMs) implements Step {
     public Object apply(Coordination c) {
-      return c.hold(ticket, reason);
+      return c.hold(ticket, reason, nowMs);
     }
   }
 
-  record Release(TicketId ticket) implements Step {
+  /** A release granting {@code moreAttempts} (empty: one when none remain). */
+  record Release(TicketId ticket, OptionalInt moreAttempts) implements Step {
+    public Release(TicketId ticket) {
+      this(ticket, OptionalInt.empty());
+    }
+
     public Object apply(Coordination c) {
-      return c.release(ticket);
+      return c.release(ticket, moreAttempts);
+    }
+  }
+
+  record RequestStop(RunId run, StopIntent intent, String note, long nowMs) implements Step {
+    public Object apply(Coordination c) {
+      return c.requestStop(run, intent, note, nowMs);
+    }
+  }
+
+  record Retry(TicketId original, long nowMs) implements Step {
+    public Object apply(Coordination c) {
+      return c.retry(original, nowMs);
+    }
+  }
+
+  /** Its decision is the event appended. */
+  record ServiceGivenUp(String service, String why, long nowMs) implements Step {
+    public Object apply(Coordination c) {
+      return c.serviceGivenUp(service, why, nowMs);
     }
   }
 

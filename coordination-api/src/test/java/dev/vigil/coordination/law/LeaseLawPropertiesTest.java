@@ -44,8 +44,8 @@ class LeaseLawPropertiesTest {
   private static final int SEQUENCES = 600;
   private static final RetryPolicy POLICY = new RetryPolicy(1_000, 60_000);
 
-  /** Runs {@code SEQUENCES} random sequences and hands every trace to {@code check}. */
-  private static void forEveryStep(BiConsumer<Long, Trace> check) {
+  /** Runs {@code SEQUENCES} random sequences and hands every trace to {@code check} (the task-control laws use it too). */
+  static void forEveryStep(BiConsumer<Long, Trace> check) {
     qt().withExamples(SEQUENCES).withShrinkCycles(0)
         .forAll(longs().all(), integers().between(40, 140))
         .checkAssert((seed, length) -> {
@@ -56,11 +56,11 @@ class LeaseLawPropertiesTest {
         });
   }
 
-  private static Optional<Ticket> ticket(Snapshot s, TicketId id) {
+  static Optional<Ticket> ticket(Snapshot s, TicketId id) {
     return s.tickets().stream().filter(t -> t.id().equals(id)).findFirst();
   }
 
-  private static Optional<Run> run(Snapshot s, RunId id) {
+  static Optional<Run> run(Snapshot s, RunId id) {
     return s.runs().stream().filter(r -> r.id().equals(id)).findFirst();
   }
 
@@ -225,7 +225,8 @@ class LeaseLawPropertiesTest {
         List<Run> runs = t.before().runs().stream().map(r -> r.id().equals(a.run()) ? adopted.run() : r).toList();
         List<Lease> leases = t.before().leases().stream()
             .map(l -> l.run().equals(a.run()) ? adopted.lease() : l).toList();
-        assertEquals(new Snapshot(t.before().tickets(), runs, leases, t.before().parkedLanes(), t.before().owners()),
+        assertEquals(new Snapshot(t.before().tickets(), runs, leases, t.before().parkedLanes(), t.before().owners(),
+            t.before().events()),
             t.after(), "C3: adoptClaim moves the run's owner and its lease and nothing else, " + t.where(seed));
         boolean lapsed = preLease.get().expiresAtMs() <= a.nowMs();
         cov.saw(a.newOwner().equals(a.deadOwner()) ? "adopted-by-the-same-owner"
@@ -375,7 +376,7 @@ class LeaseLawPropertiesTest {
       int spent = s.ticket().attemptsUsed() - pre.attemptsUsed();
       assertEquals(v.chargesAttempt() ? 1 : 0, spent, "Q1: attempts spent by " + v + ", " + t.where(seed));
       if (v == Verdict.FAILED || v == Verdict.LOST) {
-        if (s.ticket().attemptsUsed() >= s.ticket().maxAttempts()) {
+        if (s.ticket().attemptsUsed() >= s.ticket().allowedAttempts()) {
           assertEquals(TicketState.HELD, s.ticket().state(), "Q1: exhausted must be HELD, " + t.where(seed));
           cov.saw("exhausted-held");
         } else {
@@ -401,7 +402,7 @@ class LeaseLawPropertiesTest {
         } else {
           assertEquals(TicketState.READY, s.ticket().state(), "Q2: a stall never holds, " + t.where(seed));
           assertEquals(Math.max(f.finish().stallUntilMs(), f.nowMs()), s.ticket().notBeforeMs(), t.where(seed));
-          cov.saw(pre.attemptsUsed() == pre.maxAttempts() - 1 ? "stall-on-last-attempt" : "stall");
+          cov.saw(pre.attemptsUsed() == pre.allowedAttempts() - 1 ? "stall-on-last-attempt" : "stall");
         }
       }
     });
@@ -417,7 +418,7 @@ class LeaseLawPropertiesTest {
         Ticket pre = ticket(t.before(), s.ticket().id()).orElseThrow();
         Run preRun = run(t.before(), s.run().id()).orElseThrow();
         TicketMove move = POLICY.decide(pre, preRun.handStarted(), f.finish().verdict(), f.finish().diagnosis(),
-            f.finish().stallUntilMs(), f.nowMs());
+            f.finish().stallUntilMs(), f.nowMs(), preRun.stopIntent());
         assertEquals(move.applyTo(pre), s.ticket(), "Q5: one policy, " + t.where(seed));
         String who = f.finish().claimant().equals(preRun.exitOwner()) ? f.finish().claimant().role().name()
             : "dead-exit-owner";
@@ -425,7 +426,7 @@ class LeaseLawPropertiesTest {
         cov.saw(move.getClass().getSimpleName());
       }
     });
-    cov.assertSaw("SUPERVISOR", "RECOVERY", "dead-exit-owner", "Succeed", "Fail", "Retry", "Resume", "Hold");
+    cov.assertSaw("SUPERVISOR", "RECOVERY", "dead-exit-owner", "Succeed", "Fail", "Retry", "Resume", "Hold", "Cancel");
   }
 
   @Test
@@ -520,14 +521,16 @@ class LeaseLawPropertiesTest {
             + t.where(seed));
         cov.saw("hand-" + s.ticket().state());
       } else if (t.decision() instanceof AbortClaim.Aborted a && a.run().handStarted()) {
-        assertEquals(TicketState.HELD, a.ticket().state(), t.where(seed));
-        cov.saw("hand-abort-held");
+        // Q8 and Q13: held, unless an operator's kill cancelled the ticket
+        assertEquals(a.run().stopIntent() == dev.vigil.coordination.StopIntent.KILL ? TicketState.CANCELLED
+            : TicketState.HELD, a.ticket().state(), t.where(seed));
+        cov.saw("hand-abort-" + a.ticket().state());
       } else if (t.step() instanceof Step.Release && t.decision() instanceof Control.Done d) {
         assertEquals(TicketState.READY, d.ticket().state(), t.where(seed));
         cov.saw("released");
       }
     });
-    cov.assertSaw("hand-HELD", "hand-SUCCEEDED", "hand-abort-held", "released");
+    cov.assertSaw("hand-HELD", "hand-SUCCEEDED", "hand-abort-HELD", "released");
   }
 
   // ---- Q9 ----

@@ -1,5 +1,6 @@
 package dev.vigil.coordination.law;
 
+import dev.vigil.coordination.Environment;
 import dev.vigil.coordination.ExitOwner;
 import dev.vigil.coordination.Finish;
 import dev.vigil.coordination.Lane;
@@ -11,15 +12,20 @@ import dev.vigil.coordination.ProcessIdentity;
 import dev.vigil.coordination.Run;
 import dev.vigil.coordination.RunExit;
 import dev.vigil.coordination.RunId;
+import dev.vigil.coordination.RunSpec;
 import dev.vigil.coordination.RunStart;
 import dev.vigil.coordination.RunState;
+import dev.vigil.coordination.StopIntent;
 import dev.vigil.coordination.Ticket;
 import dev.vigil.coordination.TicketId;
 import dev.vigil.coordination.TicketQuery;
 import dev.vigil.coordination.Verdict;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
 import java.util.SplittableRandom;
+import java.util.TreeMap;
 
 /**
  * Seeded random step sequences over many owners, tickets, runs and forward clock jumps. The
@@ -71,7 +77,7 @@ public final class RandomSteps {
       return new Step.RegisterOwner(new Owner(owner(), "host-" + rnd.nextInt(3),
           new ProcessIdentity("boot-" + rnd.nextInt(2), pid, rnd.nextLong(1, 1L << 40), pid), "b" + rnd.nextInt(3), now));
     }
-    int dice = rnd.nextInt(103);
+    int dice = rnd.nextInt(112);
     if (dice < 14 || shadow.tickets(TicketQuery.all()).isEmpty()) {
       return submit();
     } else if (dice < 22) {
@@ -85,7 +91,7 @@ public final class RandomSteps {
       return new Step.Start(r.id(), rnd.nextInt(5) == 0 ? owner() : r.owner(), runStart(r.id()));
     } else if (dice < 47) {
       Run r = runIn(RunState.CLAIMED);
-      return new Step.AbortClaim(r.id(), rnd.nextInt(5) == 0 ? owner() : r.owner(), "launch timed out");
+      return new Step.AbortClaim(r.id(), rnd.nextInt(5) == 0 ? owner() : r.owner(), "launch timed out", now);
     } else if (dice < 54) {
       Run r = leasedRun();
       return new Step.Renew(r.id(), rnd.nextInt(4) == 0 ? owner() : r.owner(), now, ttl());
@@ -107,7 +113,9 @@ public final class RandomSteps {
       ExitOwner claimant = r.exitOwner() != null && rnd.nextInt(5) != 0
           ? r.exitOwner()
           : ExitOwner.recovery(owner());
-      Verdict v = pick(List.of(FINISHABLE));
+      boolean killed = r.stopIntent() != null && r.stopIntent().kill();
+      Verdict v = killed && rnd.nextInt(6) != 0 ? Verdict.KILLED
+          : !killed && rnd.nextInt(25) == 0 ? Verdict.KILLED : pick(List.of(FINISHABLE));
       long stallUntil = v == Verdict.STALLED ? now + rnd.nextInt(3) * 60_000L : 0;
       Finish f = new Finish(r.id(), claimant, v, rnd.nextBoolean() ? null : "exit " + r.exit(), stallUntil,
           rnd.nextInt(8) == 0);
@@ -117,15 +125,26 @@ public final class RandomSteps {
     } else if (dice < 90) {
       return new Step.Unpark(ticketId());
     } else if (dice < 92) {
-      return new Step.Hold(ticketId(), "operator hold");
+      return new Step.Hold(ticketId(), "operator hold", now);
     } else if (dice < 95) {
-      return new Step.Release(ticketId());
+      List<Ticket> held = shadow.tickets(TicketQuery.all().inState(dev.vigil.coordination.TicketState.HELD));
+      TicketId t = held.isEmpty() || rnd.nextBoolean() ? ticketId() : pick(held).id();
+      return new Step.Release(t, rnd.nextInt(3) == 0 ? OptionalInt.of(rnd.nextInt(3) == 0 ? 1000 : 1 + rnd.nextInt(3))
+          : OptionalInt.empty());
     } else if (dice < 96) {
       return new Step.Cancel(ticketId());
     } else if (dice < 98) {
       return new Step.ParkLane(pick(LANES));
     } else if (dice < 100) {
       return new Step.UnparkLane(pick(LANES));
+    } else if (dice >= 103 && dice < 107) {
+      Run r = rnd.nextInt(3) == 0 ? anyRun() : rnd.nextInt(4) == 0 ? runIn(RunState.CLAIMED) : runIn(RunState.RUNNING);
+      StopIntent intent = pick(List.of(StopIntent.values()));
+      return new Step.RequestStop(r.id(), intent, intent == StopIntent.TIMEOUT ? "timed out after 30s" : "killed", now);
+    } else if (dice >= 107 && dice < 110) {
+      return new Step.Retry(ticketId(), now);
+    } else if (dice >= 110) {
+      return new Step.ServiceGivenUp(rnd.nextBoolean() ? "indexer" : "chat", "failed 6 times within 15m", now);
     } else {
       // recovery adopting a claim from the owner it found dead: usually the one on the claim
       Run r = runIn(RunState.CLAIMED);
@@ -143,6 +162,14 @@ public final class RandomSteps {
     String key = rnd.nextInt(5) == 0 ? "key-" + rnd.nextInt(4) : null;
     NewTicket n = new NewTicket(pick(LANES), "command", "{\"n\":" + rnd.nextInt(1000) + "}", 1 + rnd.nextInt(3),
         rnd.nextInt(3), notBefore, key);
+    if (rnd.nextInt(3) == 0) {
+      Map<String, String> env = new TreeMap<>(Map.of("PATH", "/usr/bin:/bin", "SECRET", "s3cr=t " + rnd.nextInt(9)));
+      n = n.withSpec(new RunSpec(rnd.nextBoolean() ? "/tmp/work dir" : null, rnd.nextBoolean() ? Environment.of(env)
+          : null, rnd.nextInt(3) * 30_000L));
+    }
+    if (rnd.nextInt(3) == 0) {
+      n = n.withLabels(rnd.nextBoolean() ? Map.of("team", "a") : Map.of("team", "b", "prio", "high"));
+    }
     return new Step.Submit(n, now);
   }
 

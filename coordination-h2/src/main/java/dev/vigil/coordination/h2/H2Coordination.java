@@ -7,6 +7,8 @@ import dev.vigil.coordination.Claims;
 import dev.vigil.coordination.Control;
 import dev.vigil.coordination.Coordination;
 import dev.vigil.coordination.Denials;
+import dev.vigil.coordination.Event;
+import dev.vigil.coordination.Events;
 import dev.vigil.coordination.Exit;
 import dev.vigil.coordination.ExitOwner;
 import dev.vigil.coordination.Finish;
@@ -17,6 +19,7 @@ import dev.vigil.coordination.Owner;
 import dev.vigil.coordination.OwnerId;
 import dev.vigil.coordination.Readopt;
 import dev.vigil.coordination.Renewal;
+import dev.vigil.coordination.Retry;
 import dev.vigil.coordination.RetryPolicy;
 import dev.vigil.coordination.Run;
 import dev.vigil.coordination.RunExit;
@@ -24,6 +27,8 @@ import dev.vigil.coordination.RunId;
 import dev.vigil.coordination.RunStart;
 import dev.vigil.coordination.Settlement;
 import dev.vigil.coordination.Start;
+import dev.vigil.coordination.StopIntent;
+import dev.vigil.coordination.StopRequest;
 import dev.vigil.coordination.Store;
 import dev.vigil.coordination.Submission;
 import dev.vigil.coordination.Ticket;
@@ -42,7 +47,9 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
@@ -87,6 +94,12 @@ import org.slf4j.LoggerFactory;
  *       {@code state='EXITED'} and the exit owner, then the ticket move of
  *       {@link RetryPolicy#decide} applied by {@link TicketMove#applyTo}, the lease delete and the
  *       supersede of earlier BLOCKED and STALLED runs, in one transaction.
+ *   <li>Q12, Q13: {@code requestStop} is one conditional update of a run that is CLAIMED (kills
+ *       only) or RUNNING; {@code finish} reads the run's intent in its transaction, so KILLED is
+ *       granted exactly for killed runs and the ticket moves as the kill said.
+ *   <li>Events: every verb that reports a decision appends its events ({@link Events}) in its own
+ *       transaction, numbered by the {@code event_seq} counter row: its lock orders the writers, so
+ *       ids have no gaps and are visible in id order.
  * </ul>
  *
  * <p>Durability ({@link H2Options.Durability}): in PROCESS mode every acknowledged decision survives
@@ -275,32 +288,114 @@ public final class H2Coordination implements Coordination, AutoCloseable {
         }
       }
       long seq = longs(c, "SELECT issued FROM counters WHERE name = 'ticket_seq'").get(0);
-      Ticket t = new Ticket(new TicketId(seq), n.lane(), n.type(), n.payload(), TicketState.READY, 0, n.maxAttempts(),
-          n.priority(), n.notBeforeMs(), nowMs, false, null, 0);
-      try {
-        update(c, "INSERT INTO lanes(name, parked) SELECT ?, FALSE WHERE NOT EXISTS "
-            + "(SELECT 1 FROM lanes WHERE name = ?)", n.lane().name(), n.lane().name());
-        try (PreparedStatement p = c.prepareStatement("INSERT INTO tickets(" + Rows.TICKET_COLUMNS
-            + ", idempotency_key) VALUES (?, ?, ?, ?, 'READY', 0, ?, ?, ?, ?, FALSE, NULL, 0, ?)")) {
-          p.setLong(1, seq);
-          p.setString(2, n.lane().name());
-          p.setString(3, n.type());
-          p.setString(4, n.payload());
-          p.setInt(5, n.maxAttempts());
-          p.setInt(6, n.priority());
-          p.setLong(7, n.notBeforeMs());
-          p.setLong(8, nowMs);
-          p.setString(9, n.key());
-          p.executeUpdate();
-        }
-      } catch (SQLException e) {
-        if (Transactions.isDuplicateKey(e)) {
-          throw new Transactions.RaceLost("submit met a concurrent insert: " + Transactions.oneLine(e));
-        }
-        throw e;
-      }
+      Ticket t = Ticket.submitted(new TicketId(seq), n, nowMs, null);
+      insertTicket(c, t, n.key());
       return new Submission.Accepted(t);
     });
+  }
+
+  /**
+   * Inserts a new READY ticket (its lane row if new, its label rows), as every submission does: a
+   * single {@code submit}, a retry, each ticket of a batch. A duplicate key (a concurrent insert of
+   * the same number or idempotency key) is a lost race: the transaction runs again.
+   */
+  static void insertTicket(Connection c, Ticket t, String key) throws SQLException {
+    try {
+      update(c, "INSERT INTO lanes(name, parked) SELECT ?, FALSE WHERE NOT EXISTS "
+          + "(SELECT 1 FROM lanes WHERE name = ?)", t.lane().name(), t.lane().name());
+      try (PreparedStatement p = c.prepareStatement("INSERT INTO tickets(" + Rows.TICKET_COLUMNS
+          + ", idempotency_key) VALUES (?, ?, ?, ?, 'READY', 0, ?, ?, ?, ?, FALSE, NULL, 0, ?, ?, ?, ?, 0, ?, NULL, ?)")) {
+        p.setLong(1, t.id().seq());
+        p.setString(2, t.lane().name());
+        p.setString(3, t.type());
+        p.setString(4, t.payload());
+        p.setInt(5, t.maxAttempts());
+        p.setInt(6, t.priority());
+        p.setLong(7, t.notBeforeMs());
+        p.setLong(8, t.createdAtMs());
+        p.setString(9, t.spec().workDir());
+        p.setString(10, t.spec().env() == null ? null : Rows.encode(t.spec().env().variables()));
+        p.setLong(11, t.spec().timeoutMs());
+        p.setString(12, Rows.encode(t.labels()));
+        if (t.retryOf() == null) {
+          p.setNull(13, java.sql.Types.BIGINT);
+        } else {
+          p.setLong(13, t.retryOf().seq());
+        }
+        p.setString(14, key);
+        p.executeUpdate();
+      }
+      for (Map.Entry<String, String> l : t.labels().entrySet()) {
+        update(c, "INSERT INTO ticket_labels(ticket_id, label, label_value) VALUES (?, ?, ?)", t.id().seq(), l.getKey(),
+            l.getValue());
+      }
+    } catch (SQLException e) {
+      if (Transactions.isDuplicateKey(e)) {
+        throw new Transactions.RaceLost("submit met a concurrent insert: " + Transactions.oneLine(e));
+      }
+      throw e;
+    }
+  }
+
+  @Override
+  public Retry retry(TicketId original, long nowMs) {
+    Objects.requireNonNull(original, "original");
+    return tx.run("retry", d -> false, c -> {
+      requireOne(update(c, "UPDATE counters SET issued = issued + 1 WHERE name = 'ticket_seq'"), "ticket counter");
+      Optional<Ticket> found = Rows.ticket(c, original);
+      Optional<Retry.Denied> denial = Denials.retry(found);
+      if (denial.isPresent()) {
+        c.rollback();
+        return denial.get();
+      }
+      Ticket t = found.get();
+      long seq = longs(c, "SELECT issued FROM counters WHERE name = 'ticket_seq'").get(0);
+      Ticket fresh = Ticket.submitted(new TicketId(seq), t.resubmission(), nowMs, t.id());
+      insertTicket(c, fresh, null);
+      int n = update(c, "UPDATE tickets SET retried_as = ?, state = CASE WHEN state = 'HELD' THEN 'CANCELLED' ELSE state"
+          + " END, hold_reason = NULL WHERE id = ? AND retried_as IS NULL AND state IN ('HELD', " + TERMINAL.substring(1),
+          seq, original.seq());
+      if (n == 0) {
+        throw new Transactions.RaceLost("retry of " + original + " met a concurrent change");
+      }
+      requireOne(n, "retry of " + original);
+      return new Retry.Retried(fresh, Rows.ticket(c, original).orElseThrow());
+    });
+  }
+
+  /** Appends {@code drafts} to the event stream, numbered by the {@code event_seq} counter (locked by the update). */
+  private static List<Event> append(Connection c, List<Event.Draft> drafts) throws SQLException {
+    List<Event> out = new ArrayList<>(drafts.size());
+    for (Event.Draft d : drafts) {
+      requireOne(update(c, "UPDATE counters SET issued = issued + 1 WHERE name = 'event_seq'"), "event counter");
+      Event e = d.numbered(longs(c, "SELECT issued FROM counters WHERE name = 'event_seq'").get(0));
+      try (PreparedStatement p = c.prepareStatement("INSERT INTO events(" + Rows.EVENT_COLUMNS
+          + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+        p.setLong(1, e.id());
+        p.setLong(2, e.atMs());
+        p.setString(3, e.kind().name());
+        if (e.ticket() == null) {
+          p.setNull(4, java.sql.Types.BIGINT);
+        } else {
+          p.setLong(4, e.ticket().seq());
+        }
+        p.setString(5, e.run() == null ? null : e.run().toString());
+        p.setString(6, e.service());
+        p.setString(7, e.verdict() == null ? null : e.verdict().name());
+        p.setString(8, e.ticketState() == null ? null : e.ticketState().name());
+        p.setString(9, e.text());
+        p.executeUpdate();
+      }
+      out.add(e);
+    }
+    return out;
+  }
+
+  @Override
+  public Event serviceGivenUp(String service, String why, long nowMs) {
+    Objects.requireNonNull(why, "why");
+    Event.Draft d = Events.ofServiceGivenUp(service, why, nowMs);
+    return tx.run("serviceGivenUp", e -> false, c -> append(c, List.of(d)).get(0));
   }
 
   @Override
@@ -453,7 +548,7 @@ public final class H2Coordination implements Coordination, AutoCloseable {
     return tx.run("start", d -> d instanceof Start.Started, c -> {
       int n;
       try (PreparedStatement p = c.prepareStatement("UPDATE runs SET state = 'RUNNING', boot_id = ?, pid = ?,"
-          + " start_ticks = ?, pgid = ?, build = ?, token_hash = ?, started_at_ms = ?"
+          + " start_ticks = ?, pgid = ?, build = ?, token_hash = ?, started_at_ms = ?, timeout_ms = ?"
           + " WHERE run_id = ? AND state = 'CLAIMED' AND started_at_ms IS NULL AND owner_id = ?"
           + " AND EXISTS (SELECT 1 FROM leases l WHERE l.run_id = runs.run_id AND l.owner_id = ?)")) {
         p.setString(1, start.identity().bootId());
@@ -463,9 +558,10 @@ public final class H2Coordination implements Coordination, AutoCloseable {
         p.setString(5, start.build());
         p.setString(6, start.tokenHash());
         p.setLong(7, start.startedAtMs());
-        p.setString(8, runId.toString());
-        p.setString(9, owner.value());
+        p.setLong(8, start.timeoutMs());
+        p.setString(9, runId.toString());
         p.setString(10, owner.value());
+        p.setString(11, owner.value());
         n = p.executeUpdate();
       }
       if (n == 1) {
@@ -485,7 +581,7 @@ public final class H2Coordination implements Coordination, AutoCloseable {
    * claim, Q8).
    */
   @Override
-  public AbortClaim abortClaim(RunId runId, OwnerId owner, String why) {
+  public AbortClaim abortClaim(RunId runId, OwnerId owner, String why, long nowMs) {
     Objects.requireNonNull(runId, "run");
     Objects.requireNonNull(owner, "owner");
     Objects.requireNonNull(why, "why");
@@ -503,10 +599,11 @@ public final class H2Coordination implements Coordination, AutoCloseable {
       Ticket t = lockedTicket(c, runId.ticket());
       requireOne(update(c, "DELETE FROM leases WHERE ticket_id = ? AND run_id = ?", runId.ticket().seq(),
           runId.toString()), "lease of the aborted run " + runId);
-      Ticket after = policy.abandon(t, abandoned.handStarted(), why);
+      Ticket after = policy.abandon(t, abandoned.handStarted(), why, abandoned.stopIntent());
       requireOne(update(c, "UPDATE tickets SET state = ?, hold_reason = ?, spawn_failures = ?"
           + " WHERE id = ? AND state = 'LEASED'", after.state().name(), after.holdReason(), after.spawnFailures(),
           after.id().seq()), "ticket of the aborted run " + runId + " (must be LEASED)");
+      append(c, Events.ofAbort(abandoned, after, nowMs));
       return new AbortClaim.Aborted(abandoned, after);
     });
   }
@@ -617,15 +714,18 @@ public final class H2Coordination implements Coordination, AutoCloseable {
     RunId runId = f.run();
     return tx.run("finish", d -> d instanceof Settlement.Settled, c -> {
       int n = update(c, "UPDATE runs SET state = 'SETTLED', verdict = ?, diagnosis = ? WHERE run_id = ?"
-          + " AND state = 'EXITED' AND (? OR (exit_role = ? AND exit_owner_id = ?))", f.verdict().name(), f.diagnosis(),
-          runId.toString(), f.exitOwnerDead(), f.claimant().role().name(), f.claimant().owner().value());
+          + " AND state = 'EXITED' AND (? OR (exit_role = ? AND exit_owner_id = ?))"
+          + " AND (COALESCE(stop_intent, 'TIMEOUT') <> 'TIMEOUT') = ?", f.verdict().name(), f.diagnosis(),
+          runId.toString(), f.exitOwnerDead(), f.claimant().role().name(), f.claimant().owner().value(),
+          f.verdict() == dev.vigil.coordination.Verdict.KILLED);
       if (n == 0) {
         return new Settlement.Denied(Denials.finish(Rows.run(c, runId), f).orElseThrow(raced("finish of " + runId)));
       }
       requireOne(n, "finish of " + runId);
       Run settled = Rows.run(c, runId).orElseThrow();
       Ticket t = lockedTicket(c, runId.ticket());
-      TicketMove move = policy.decide(t, settled.handStarted(), f.verdict(), f.diagnosis(), f.stallUntilMs(), nowMs);
+      TicketMove move = policy.decide(t, settled.handStarted(), f.verdict(), f.diagnosis(), f.stallUntilMs(), nowMs,
+          settled.stopIntent());
       Ticket after = move.applyTo(t);
       requireOne(update(c, "UPDATE tickets SET state = ?, attempts_used = ?, not_before_ms = ?, hold_reason = ?"
           + " WHERE id = ? AND state = 'LEASED'", after.state().name(), after.attemptsUsed(), after.notBeforeMs(),
@@ -641,8 +741,39 @@ public final class H2Coordination implements Coordination, AutoCloseable {
         update(c, "UPDATE runs SET verdict = 'SUPERSEDED' WHERE ticket_id = ? AND verdict IN ('BLOCKED', 'STALLED')",
             runId.ticket().seq());
       }
+      append(c, Events.ofSettlement(settled, after, nowMs));
       return new Settlement.Settled(settled, after, superseded);
     });
+  }
+
+  @Override
+  public StopRequest requestStop(RunId runId, StopIntent intent, String note, long nowMs) {
+    Objects.requireNonNull(runId, "run");
+    Objects.requireNonNull(intent, "intent");
+    Objects.requireNonNull(note, "note");
+    return tx.run("requestStop", d -> false, c -> {
+      Optional<Run> before = lockedRun(c, runId);
+      Optional<StopRequest.Reason> denial = Denials.requestStop(before, intent);
+      if (denial.isPresent()) {
+        return new StopRequest.Denied(denial.get());
+      }
+      StopIntent was = before.get().stopIntent();
+      StopIntent next = was == null ? intent : was.then(intent);
+      int n = update(c, "UPDATE runs SET stop_intent = ? WHERE run_id = ? AND state IN ('CLAIMED', 'RUNNING')",
+          next.name(), runId.toString());
+      requireOne(n, "stop request of " + runId);
+      StopRequest.Recorded r = new StopRequest.Recorded(Rows.run(c, runId).orElseThrow(), next != was);
+      append(c, Events.ofStop(r, note, nowMs));
+      return r;
+    });
+  }
+
+  /** Locks the run's row for the rest of the transaction, then reads it (empty when there is none). */
+  private static Optional<Run> lockedRun(Connection c, RunId id) throws SQLException {
+    if (strings(c, "SELECT run_id FROM runs WHERE run_id = ? FOR UPDATE", id.toString()).isEmpty()) {
+      return Optional.empty();
+    }
+    return Rows.run(c, id);
   }
 
   /** Locks the ticket's row for the rest of the transaction, then reads it. */
@@ -676,14 +807,16 @@ public final class H2Coordination implements Coordination, AutoCloseable {
   }
 
   @Override
-  public Control hold(TicketId id, String reason) {
+  public Control hold(TicketId id, String reason, long nowMs) {
     Objects.requireNonNull(id, "ticket");
     Objects.requireNonNull(reason, "reason");
     return tx.run("hold", d -> false, c -> {
       int n = update(c, "UPDATE tickets SET state = 'HELD', hold_reason = ? WHERE id = ? AND state = 'READY'", reason,
           id.seq());
       if (n == 1) {
-        return new Control.Done(Rows.ticket(c, id).orElseThrow());
+        Ticket after = Rows.ticket(c, id).orElseThrow();
+        append(c, Events.ofHold(after.withState(TicketState.READY, null), after, nowMs));
+        return new Control.Done(after);
       }
       requireZero(n, "hold of " + id);
       Optional<Ticket> t = Rows.ticket(c, id);
@@ -698,17 +831,29 @@ public final class H2Coordination implements Coordination, AutoCloseable {
   }
 
   @Override
-  public Control release(TicketId id) {
+  public Control release(TicketId id, OptionalInt moreAttempts) {
     Objects.requireNonNull(id, "ticket");
+    LeaseLaw.checkGrant(moreAttempts);
     return tx.run("release", d -> false, c -> {
-      int n = update(c, "UPDATE tickets SET state = 'READY', hold_reason = NULL, spawn_failures = 0"
-          + " WHERE id = ? AND state = 'HELD'", id.seq());
-      if (n == 1) {
-        return new Control.Done(Rows.ticket(c, id).orElseThrow());
+      Optional<Ticket> before = lockedTicketIfAny(c, id);
+      Optional<Control.Reason> denial = Denials.release(before, moreAttempts);
+      if (denial.isPresent()) {
+        return new Control.Denied(denial.get());
       }
-      requireZero(n, "release of " + id);
-      return new Control.Denied(Denials.release(Rows.ticket(c, id)).orElseThrow(raced("release of " + id)));
+      int grant = Denials.grantOf(before.get(), moreAttempts);
+      requireOne(update(c, "UPDATE tickets SET state = 'READY', hold_reason = NULL, spawn_failures = 0,"
+          + " attempts_granted = attempts_granted + ? WHERE id = ? AND state = 'HELD'", grant, id.seq()),
+          "release of " + id);
+      return new Control.Done(Rows.ticket(c, id).orElseThrow());
     });
+  }
+
+  /** Locks the ticket's row for the rest of the transaction, then reads it (empty when there is none). */
+  private static Optional<Ticket> lockedTicketIfAny(Connection c, TicketId id) throws SQLException {
+    if (longs(c, "SELECT id FROM tickets WHERE id = ? FOR UPDATE", id.seq()).isEmpty()) {
+      return Optional.empty();
+    }
+    return Rows.ticket(c, id);
   }
 
   @Override

@@ -1,5 +1,6 @@
 package dev.vigil.coordination.h2;
 
+import dev.vigil.coordination.Event;
 import dev.vigil.coordination.Lane;
 import dev.vigil.coordination.Lease;
 import dev.vigil.coordination.Owner;
@@ -71,6 +72,10 @@ final class H2Store implements Store {
     if (query.after() != null) {
       sql.append(" AND id > ?");
     }
+    for (int k = 0; k < query.labels().size(); k++) {
+      sql.append(" AND EXISTS (SELECT 1 FROM ticket_labels l WHERE l.ticket_id = tickets.id AND l.label = ?"
+          + " AND l.label_value = ?)");
+    }
     sql.append(" ORDER BY id LIMIT ?");
     return tx.read("tickets", c -> {
       try (PreparedStatement p = c.prepareStatement(sql.toString())) {
@@ -83,6 +88,10 @@ final class H2Store implements Store {
         }
         if (query.after() != null) {
           p.setLong(i++, query.after().seq());
+        }
+        for (java.util.Map.Entry<String, String> l : query.labels().entrySet()) {
+          p.setString(i++, l.getKey());
+          p.setString(i++, l.getValue());
         }
         p.setInt(i, query.limit());
         return Rows.tickets(p);
@@ -176,6 +185,21 @@ final class H2Store implements Store {
   }
 
   @Override
+  public List<Event> events(long afterId, int limit) {
+    if (limit < 1) {
+      throw new IllegalArgumentException("limit (" + limit + ") must be >= 1");
+    }
+    return tx.read("events", c -> {
+      try (PreparedStatement p = c.prepareStatement("SELECT " + Rows.EVENT_COLUMNS
+          + " FROM events WHERE id > ? ORDER BY id LIMIT ?")) {
+        p.setLong(1, afterId);
+        p.setInt(2, limit);
+        return Rows.events(p);
+      }
+    });
+  }
+
+  @Override
   public Snapshot snapshot() {
     return tx.read("snapshot", c -> {
       int isolation = c.getTransactionIsolation();
@@ -193,8 +217,12 @@ final class H2Store implements Store {
         List<Lease> leases = allLeases(c);
         Set<Lane> parked = parked(c);
         List<Owner> owners = allOwners(c);
+        List<Event> events;
+        try (PreparedStatement p = c.prepareStatement("SELECT " + Rows.EVENT_COLUMNS + " FROM events ORDER BY id")) {
+          events = Rows.events(p);
+        }
         c.commit();
-        return Snapshot.of(tickets, runs, leases, parked, owners);
+        return Snapshot.of(tickets, runs, leases, parked, owners, events);
       } finally {
         c.setTransactionIsolation(isolation);
       }

@@ -1,5 +1,7 @@
 package dev.vigil.coordination.h2;
 
+import dev.vigil.coordination.Environment;
+import dev.vigil.coordination.Event;
 import dev.vigil.coordination.ExitOwner;
 import dev.vigil.coordination.Lane;
 import dev.vigil.coordination.Lease;
@@ -9,8 +11,10 @@ import dev.vigil.coordination.ProcessIdentity;
 import dev.vigil.coordination.Run;
 import dev.vigil.coordination.RunExit;
 import dev.vigil.coordination.RunId;
+import dev.vigil.coordination.RunSpec;
 import dev.vigil.coordination.RunStart;
 import dev.vigil.coordination.RunState;
+import dev.vigil.coordination.StopIntent;
 import dev.vigil.coordination.Ticket;
 import dev.vigil.coordination.TicketId;
 import dev.vigil.coordination.TicketState;
@@ -22,15 +26,20 @@ import java.sql.SQLException;
 import java.sql.Types;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
 
 /** Rows to records and back, and the single-row reads every verb and query shares. */
 final class Rows {
   static final String TICKET_COLUMNS = "id, lane, type, payload, state, attempts_used, max_attempts, priority, "
-      + "not_before_ms, created_at_ms, parked, hold_reason, spawn_failures";
+      + "not_before_ms, created_at_ms, parked, hold_reason, spawn_failures, work_dir, env, timeout_ms, labels, "
+      + "attempts_granted, retry_of, retried_as";
   static final String RUN_COLUMNS = "run_id, ticket_id, number, attempt, state, owner_id, claimed_at_ms, "
       + "hand_started, boot_id, pid, start_ticks, pgid, build, token_hash, started_at_ms, exit_code, exit_signal, "
-      + "exit_at_ms, exit_role, exit_owner_id, verdict, diagnosis";
+      + "exit_at_ms, exit_role, exit_owner_id, verdict, diagnosis, stop_intent, timeout_ms";
+  static final String EVENT_COLUMNS = "id, at_ms, kind, ticket_id, run_id, service, verdict, ticket_state, note";
   static final String LEASE_COLUMNS = "ticket_id, run_id, owner_id, expires_at_ms";
   static final String OWNER_COLUMNS = "owner_id, host, boot_id, pid, start_ticks, pgid, build, started_at_ms";
 
@@ -38,10 +47,65 @@ final class Rows {
 
   /** A {@link Ticket} from a row selected with {@link #TICKET_COLUMNS}. */
   static Ticket ticket(ResultSet rs) throws SQLException {
+    String env = rs.getString("env");
+    RunSpec spec = new RunSpec(rs.getString("work_dir"), env == null ? null : Environment.of(decode(env)),
+        rs.getLong("timeout_ms"));
     return new Ticket(new TicketId(rs.getLong("id")), new Lane(rs.getString("lane")), rs.getString("type"),
         rs.getString("payload"), TicketState.valueOf(rs.getString("state")), rs.getInt("attempts_used"),
         rs.getInt("max_attempts"), rs.getInt("priority"), rs.getLong("not_before_ms"), rs.getLong("created_at_ms"),
-        rs.getBoolean("parked"), rs.getString("hold_reason"), rs.getInt("spawn_failures"));
+        rs.getBoolean("parked"), rs.getString("hold_reason"), rs.getInt("spawn_failures"), spec,
+        decode(rs.getString("labels")), rs.getInt("attempts_granted"), nullableTicket(rs, "retry_of"),
+        nullableTicket(rs, "retried_as"));
+  }
+
+  private static TicketId nullableTicket(ResultSet rs, String column) throws SQLException {
+    long v = rs.getLong(column);
+    return rs.wasNull() ? null : new TicketId(v);
+  }
+
+  /** An {@link Event} from a row selected with {@link #EVENT_COLUMNS}. */
+  static Event event(ResultSet rs) throws SQLException {
+    String run = rs.getString("run_id");
+    String verdict = rs.getString("verdict");
+    String state = rs.getString("ticket_state");
+    return new Event(rs.getLong("id"), rs.getLong("at_ms"), Event.Kind.valueOf(rs.getString("kind")),
+        nullableTicket(rs, "ticket_id"), run == null ? null : RunId.parse(run), rs.getString("service"),
+        verdict == null ? null : Verdict.valueOf(verdict), state == null ? null : TicketState.valueOf(state),
+        rs.getString("note"));
+  }
+
+  /**
+   * A map as one text column: each entry as {@code <length>:<name><length>:<value>}, in key order, so
+   * any characters survive and nothing needs escaping. The empty map is the empty text.
+   */
+  static String encode(Map<String, String> map) {
+    StringBuilder b = new StringBuilder();
+    for (Map.Entry<String, String> e : new TreeMap<>(map).entrySet()) {
+      b.append(e.getKey().length()).append(':').append(e.getKey());
+      b.append(e.getValue().length()).append(':').append(e.getValue());
+    }
+    return b.toString();
+  }
+
+  /** The map {@link #encode} wrote. */
+  static SortedMap<String, String> decode(String text) {
+    SortedMap<String, String> out = new TreeMap<>();
+    int[] at = {0};
+    while (at[0] < text.length()) {
+      String k = field(text, at);
+      out.put(k, field(text, at));
+    }
+    return out;
+  }
+
+  private static String field(String text, int[] at) {
+    int colon = text.indexOf(':', at[0]);
+    if (colon < 0) {
+      throw new IllegalStateException("a stored map is damaged at character " + at[0]);
+    }
+    int n = Integer.parseInt(text.substring(at[0], colon));
+    at[0] = colon + 1 + n;
+    return text.substring(colon + 1, at[0]);
   }
 
   /** A {@link Run} from a row selected with {@link #RUN_COLUMNS}. */
@@ -51,7 +115,7 @@ final class Rows {
     long startedAt = rs.getLong("started_at_ms");
     if (!rs.wasNull()) {
       start = new RunStart(new ProcessIdentity(rs.getString("boot_id"), rs.getLong("pid"), rs.getLong("start_ticks"),
-          rs.getLong("pgid")), rs.getString("build"), rs.getString("token_hash"), startedAt);
+          rs.getLong("pgid")), rs.getString("build"), rs.getString("token_hash"), startedAt, rs.getLong("timeout_ms"));
     }
     RunExit exit = null;
     ExitOwner exitOwner = null;
@@ -62,9 +126,11 @@ final class Rows {
           new OwnerId(rs.getString("exit_owner_id")));
     }
     String verdict = rs.getString("verdict");
+    String intent = rs.getString("stop_intent");
     return new Run(id, rs.getInt("attempt"), RunState.valueOf(rs.getString("state")),
         new OwnerId(rs.getString("owner_id")), rs.getLong("claimed_at_ms"), rs.getBoolean("hand_started"), start,
-        exit, exitOwner, verdict == null ? null : Verdict.valueOf(verdict), rs.getString("diagnosis"));
+        exit, exitOwner, verdict == null ? null : Verdict.valueOf(verdict), rs.getString("diagnosis"),
+        intent == null ? null : StopIntent.valueOf(intent));
   }
 
   /** A {@link Lease} from a row selected with {@link #LEASE_COLUMNS}. */
@@ -154,6 +220,16 @@ final class Rows {
     try (ResultSet rs = p.executeQuery()) {
       while (rs.next()) {
         out.add(ticket(rs));
+      }
+    }
+    return out;
+  }
+
+  static List<Event> events(PreparedStatement p) throws SQLException {
+    List<Event> out = new ArrayList<>();
+    try (ResultSet rs = p.executeQuery()) {
+      while (rs.next()) {
+        out.add(event(rs));
       }
     }
     return out;

@@ -24,19 +24,54 @@ import java.util.List;
  *   <li>{@code owners}: one row per daemon incarnation.
  * </ul>
  *
+ * <p>Version 2 (task control), every new column with a default that an older row reads as before:
+ * <ul>
+ *   <li>{@code tickets}: {@code work_dir} (NULL: the run directory), {@code env} (the recorded
+ *       environment, encoded by {@code Rows}; NULL: none recorded), {@code timeout_ms} (0),
+ *       {@code labels} (encoded, '' for none), {@code attempts_granted} (0), {@code retry_of} and
+ *       {@code retried_as} (NULL; FKs to tickets, {@code retry_of} UNIQUE: a ticket is retried once).
+ *   <li>{@code ticket_labels}: one row per label, for filtering in the query
+ *       ({@code (name, value, ticket_id)} indexed).
+ *   <li>{@code runs}: {@code stop_intent} (NULL, Q12/Q13) and {@code timeout_ms} (0, the run's time
+ *       limit fixed at its start); the verdict CHECK allows KILLED.
+ *   <li>{@code events}: the event stream, ids from the {@code event_seq} counter (no gaps, commit
+ *       order); settlements made before version 2 are written into it once, in run order, so that
+ *       every settlement is reported exactly once.
+ * </ul>
+ *
  * <p>H2 commits each DDL statement on its own, so a migration is written to be re-run from any
  * point ({@code IF NOT EXISTS}); {@code schema_version} is created first, so a crash inside
  * version 1 leaves a database this class recognises and completes.
  */
 final class Schema {
   /** The newest schema this build writes. */
-  static final int CURRENT_VERSION = 1;
+  static final int CURRENT_VERSION = 2;
 
-  private record Migration(int version, String description, List<String> statements) {}
+  /** One step of a migration: a statement, or code that reads the schema first. */
+  interface Change {
+    void apply(Connection c) throws SQLException;
+  }
+
+  private record Migration(int version, String description, List<Change> changes) {}
+
+  private static Change sql(String statement) {
+    return c -> {
+      try (Statement s = c.createStatement()) {
+        s.execute(statement);
+      }
+    };
+  }
+
+  private static List<Change> sql(List<String> statements) {
+    return statements.stream().map(Schema::sql).toList();
+  }
+
+  private static final String VERDICTS = "'SUCCEEDED', 'FAILED', 'PERMANENT_FAILURE', 'STALLED', 'BLOCKED', 'LOST', "
+      + "'ABANDONED', 'SUPERSEDED'";
 
   private static final List<Migration> MIGRATIONS = List.of(new Migration(1,
       "tickets, runs, leases, lanes, owners, counters",
-      List.of(
+      sql(List.of(
           """
           CREATE TABLE IF NOT EXISTS schema_version (
             version INT NOT NULL PRIMARY KEY CHECK (version >= 1),
@@ -133,7 +168,80 @@ final class Schema {
             expires_at_ms BIGINT NOT NULL,
             CONSTRAINT leases_name_a_run_of_their_ticket CHECK (run_id LIKE 't-' || ticket_id || '.%')
           )""",
-          "CREATE INDEX IF NOT EXISTS leases_owner ON leases(owner_id)")));
+          "CREATE INDEX IF NOT EXISTS leases_owner ON leases(owner_id)"))),
+      new Migration(2, "task control: directories, environments, time limits, labels, grants, retries, kills, events",
+          migration2()));
+
+  private static List<Change> migration2() {
+    List<Change> out = new ArrayList<>(sql(List.of(
+        "ALTER TABLE tickets ADD COLUMN IF NOT EXISTS work_dir VARCHAR(4096)",
+        "ALTER TABLE tickets ADD COLUMN IF NOT EXISTS env VARCHAR",
+        "ALTER TABLE tickets ADD COLUMN IF NOT EXISTS timeout_ms BIGINT DEFAULT 0 NOT NULL CHECK (timeout_ms >= 0)",
+        "ALTER TABLE tickets ADD COLUMN IF NOT EXISTS labels VARCHAR DEFAULT '' NOT NULL",
+        "ALTER TABLE tickets ADD COLUMN IF NOT EXISTS attempts_granted INT DEFAULT 0 NOT NULL CHECK (attempts_granted >= 0)",
+        "ALTER TABLE tickets ADD COLUMN IF NOT EXISTS retry_of BIGINT REFERENCES tickets(id)",
+        "ALTER TABLE tickets ADD COLUMN IF NOT EXISTS retried_as BIGINT REFERENCES tickets(id)",
+        "CREATE UNIQUE INDEX IF NOT EXISTS tickets_retried_once ON tickets(retry_of)",
+        """
+        CREATE TABLE IF NOT EXISTS ticket_labels (
+          ticket_id BIGINT NOT NULL REFERENCES tickets(id),
+          label VARCHAR(64) NOT NULL,
+          label_value VARCHAR(200) NOT NULL,
+          PRIMARY KEY (ticket_id, label)
+        )""",
+        "CREATE INDEX IF NOT EXISTS ticket_labels_by_value ON ticket_labels(label, label_value, ticket_id)",
+        "ALTER TABLE runs ADD COLUMN IF NOT EXISTS stop_intent VARCHAR(10)"
+            + " CHECK (stop_intent IN ('TIMEOUT', 'KILL', 'KILL_RETRY', 'KILL_HOLD'))",
+        "ALTER TABLE runs ADD COLUMN IF NOT EXISTS timeout_ms BIGINT DEFAULT 0 NOT NULL CHECK (timeout_ms >= 0)")));
+    out.add(Schema::allowKilled);
+    out.addAll(sql(List.of(
+        """
+        CREATE TABLE IF NOT EXISTS events (
+          id BIGINT NOT NULL PRIMARY KEY CHECK (id >= 1),
+          at_ms BIGINT NOT NULL,
+          kind VARCHAR(16) NOT NULL CHECK (kind IN ('SETTLED', 'HELD', 'KILL', 'TIMEOUT', 'SERVICE_GIVEN_UP')),
+          ticket_id BIGINT REFERENCES tickets(id),
+          run_id VARCHAR(32) REFERENCES runs(run_id),
+          service VARCHAR(64),
+          verdict VARCHAR(17),
+          ticket_state VARCHAR(9),
+          note VARCHAR NOT NULL,
+          CONSTRAINT events_about_a_ticket_or_a_service CHECK ((ticket_id IS NULL) <> (service IS NULL)),
+          CONSTRAINT events_a_verdict_exactly_for_a_settlement CHECK ((kind = 'SETTLED') = (verdict IS NOT NULL))
+        )""",
+        // settlements made before events were kept, once, in run order (guarded: a re-run adds none)
+        "INSERT INTO events(id, at_ms, kind, ticket_id, run_id, verdict, ticket_state, note)"
+            + " SELECT ROW_NUMBER() OVER (ORDER BY ticket_id, number),"
+            + " COALESCE(exit_at_ms, started_at_ms, claimed_at_ms), 'SETTLED', ticket_id, run_id, verdict, NULL,"
+            + " COALESCE(diagnosis, '') FROM runs"
+            + " WHERE state = 'SETTLED' AND verdict <> 'ABANDONED' AND NOT EXISTS (SELECT 1 FROM events)",
+        "INSERT INTO counters(name, issued) SELECT 'event_seq', 0 WHERE NOT EXISTS "
+            + "(SELECT 1 FROM counters WHERE name = 'event_seq')",
+        "UPDATE counters SET issued = (SELECT COALESCE(MAX(id), 0) FROM events) WHERE name = 'event_seq'")));
+    return out;
+  }
+
+  /** Replaces version 1's verdict CHECK (an unnamed column constraint) by one that allows KILLED. */
+  private static void allowKilled(Connection c) throws SQLException {
+    List<String> old = new ArrayList<>();
+    try (PreparedStatement p = c.prepareStatement("SELECT cc.CONSTRAINT_NAME FROM INFORMATION_SCHEMA.CHECK_CONSTRAINTS cc"
+        + " JOIN INFORMATION_SCHEMA.TABLE_CONSTRAINTS tc ON tc.CONSTRAINT_NAME = cc.CONSTRAINT_NAME"
+        + " AND tc.CONSTRAINT_SCHEMA = cc.CONSTRAINT_SCHEMA"
+        + " WHERE tc.TABLE_NAME = 'RUNS' AND cc.CHECK_CLAUSE LIKE '%SUPERSEDED%' AND cc.CHECK_CLAUSE NOT LIKE '%KILLED%'");
+         ResultSet rs = p.executeQuery()) {
+      while (rs.next()) {
+        old.add(rs.getString(1));
+      }
+    }
+    try (Statement s = c.createStatement()) {
+      for (String name : old) {
+        s.execute("ALTER TABLE runs DROP CONSTRAINT \"" + name + "\"");
+      }
+      s.execute("ALTER TABLE runs ADD CONSTRAINT IF NOT EXISTS runs_verdict_known CHECK (verdict IN (" + VERDICTS
+          + ", 'KILLED'))");
+    }
+  }
+
 
   private Schema() {}
 
@@ -176,16 +284,19 @@ final class Schema {
 
   /** Applies every migration above the database's version, in order; returns the version reached. */
   static int migrate(Connection c, String file) throws SQLException {
+    return migrate(c, file, CURRENT_VERSION);
+  }
+
+  /** Applies the migrations above the database's version up to {@code upTo} (tests build older stores with it). */
+  static int migrate(Connection c, String file, int upTo) throws SQLException {
     int version = versionOf(c, file);
     requireSupported(version, file);
     for (Migration m : MIGRATIONS) {
-      if (m.version() <= version) {
+      if (m.version() <= version || m.version() > upTo) {
         continue;
       }
-      try (Statement s = c.createStatement()) {
-        for (String sql : m.statements()) {
-          s.execute(sql);
-        }
+      for (Change change : m.changes()) {
+        change.apply(c);
       }
       try (PreparedStatement p = c.prepareStatement(
           "INSERT INTO schema_version(version, description, applied_at) VALUES (?, ?, CURRENT_TIMESTAMP)")) {

@@ -72,7 +72,7 @@ public final class ChildDatabase {
       RunId run = g.run().id();
       ack(out, "CLAIM " + run);
       if (rnd.nextInt(10) == 0) {
-        h2.abortClaim(run, owner, "launch failed");
+        h2.abortClaim(run, owner, "launch failed", now);
         ack(out, "ABORT " + run);
         continue;
       }

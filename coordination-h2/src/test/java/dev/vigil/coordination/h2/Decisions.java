@@ -50,6 +50,9 @@ final class Decisions {
     } else if (d instanceof Exit.Denied x) {
       return "Exit." + x.reason();
     } else if (d instanceof Settlement.Settled s) {
+      if (s.run().verdict() == dev.vigil.coordination.Verdict.KILLED) {
+        return "Settlement.Settled.KILLED." + s.ticket().state();
+      }
       return s.superseded().isEmpty() ? "Settlement.Settled." + s.ticket().state() : "Settlement.Settled.superseding";
     } else if (d instanceof Settlement.Denied x) {
       return "Settlement." + x.reason();
@@ -65,6 +68,16 @@ final class Decisions {
       return "Lane." + b;
     } else if (d instanceof dev.vigil.coordination.Owner) {
       return "Owner.registered";
+    } else if (d instanceof dev.vigil.coordination.StopRequest.Recorded r) {
+      return "StopRequest.Recorded." + (r.changed() ? r.run().stopIntent() : "unchanged");
+    } else if (d instanceof dev.vigil.coordination.StopRequest.Denied x) {
+      return "StopRequest." + x.reason();
+    } else if (d instanceof dev.vigil.coordination.Retry.Retried r) {
+      return "Retry.Retried";
+    } else if (d instanceof dev.vigil.coordination.Retry.Denied x) {
+      return "Retry." + x.reason();
+    } else if (d instanceof dev.vigil.coordination.Event) {
+      return "Event.serviceGivenUp";
     }
     throw new AssertionError(d);
   }

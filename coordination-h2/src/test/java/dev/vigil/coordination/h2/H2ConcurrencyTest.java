@@ -251,7 +251,7 @@ class H2ConcurrencyTest {
       OwnerId holder = h2.store().lease(run.ticket()).filter(l -> l.run().equals(run)).map(Lease::owner)
           .orElse(owner);
       if (rnd.nextBoolean()) {
-        if (h2.abortClaim(run, holder, "spawn failed") instanceof AbortClaim.Aborted) {
+        if (h2.abortClaim(run, holder, "spawn failed", now) instanceof AbortClaim.Aborted) {
           aborts.computeIfAbsent(run, k -> new AtomicInteger()).incrementAndGet();
           cov.saw("abort.aborted");
         }

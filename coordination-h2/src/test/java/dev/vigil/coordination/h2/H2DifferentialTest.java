@@ -52,7 +52,7 @@ class H2DifferentialTest {
   Path dir;
 
   @Test
-  void C1_C2_C3_C6_C7_C8_Q1_Q2_Q4_Q5_Q7_Q8_Q9_h2MatchesLeaseLaw_stepByStep() {
+  void C1_C2_C3_C6_C7_C8_Q1_Q2_Q4_Q5_Q7_Q8_Q9_Q12_Q13_h2MatchesLeaseLaw_stepByStep() {
     Coverage cov = new Coverage("H2 = LeaseLaw");
     AtomicInteger sequences = new AtomicInteger();
     AtomicInteger steps = new AtomicInteger();
@@ -100,7 +100,14 @@ class H2DifferentialTest {
         "Settlement.Settled.SUCCEEDED", "Settlement.Settled.READY", "Settlement.Settled.HELD",
         "Settlement.Settled.FAILED",
         "Settlement.ALREADY_SETTLED", "Settlement.NOT_EXITED", "Settlement.NOT_EXIT_OWNER", "Settlement.NOT_FOUND",
+        "Settlement.KILL_MISMATCH", "Settlement.Settled.KILLED.CANCELLED", "Settlement.Settled.KILLED.READY",
+        "Settlement.Settled.KILLED.HELD",
         "Control.Done", "Control.NOT_FOUND", "Control.TERMINAL", "Control.LEASED", "Control.NOT_HELD",
+        "Control.ATTEMPTS_LIMIT",
+        "StopRequest.Recorded.TIMEOUT", "StopRequest.Recorded.KILL", "StopRequest.Recorded.KILL_RETRY",
+        "StopRequest.Recorded.KILL_HOLD", "StopRequest.Recorded.unchanged", "StopRequest.NOT_FOUND",
+        "StopRequest.ENDED", "StopRequest.NOT_STARTED",
+        "Retry.Retried", "Retry.NOT_FOUND", "Retry.NOT_FINISHED", "Retry.ALREADY_RETRIED", "Event.serviceGivenUp",
         "Lane.true", "Lane.false", "Owner.registered");
     // Supersession is rare within random interleavings; the history property below covers it densely.
     System.out.println(cov + " over " + sequences + " sequences, " + steps + " steps");

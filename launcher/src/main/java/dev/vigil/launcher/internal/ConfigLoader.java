@@ -40,7 +40,7 @@ import java.util.TreeMap;
  *
  * <pre>{@code
  * {
- *   "lanes": { "default": { "concurrency": 2 } },
+ *   "lanes": { "default": { "concurrency": 2 }, "batch": { "concurrency": 4, "timeout": "30m" } },
  *   "maxAttempts": 3,
  *   "retry": { "backoffBase": "1s", "backoffCap": "5m" },
  *   "durability": "process",
@@ -54,8 +54,9 @@ import java.util.TreeMap;
  * }</pre>
  *
  * <ul>
- *   <li>{@code lanes}: name → {@code concurrency}, 1-{@value EngineConfig#MAX_LANE_CONCURRENCY} runs live at once;
- *       merged over the default {@code default} lane of 2.
+ *   <li>{@code lanes}: name → {@code concurrency}, 1-{@value EngineConfig#MAX_LANE_CONCURRENCY} runs live at once,
+ *       and an optional {@code timeout}: the time limit of a run whose ticket has none of its own
+ *       (stopped past it, Q12); merged over the default {@code default} lane of 2.
  *   <li>{@code maxAttempts}: attempts of a submission that names none, 1-{@value NewTicket#MAX_ATTEMPTS}.
  *   <li>{@code durability}: {@code process} (an acknowledged decision survives kill -9) or
  *       {@code power} (also a power loss).
@@ -82,7 +83,7 @@ public final class ConfigLoader {
 
   private ConfigLoader() {}
 
-  record LaneJson(Integer concurrency) {}
+  record LaneJson(Integer concurrency, String timeout) {}
 
   record RetryJson(String backoffBase, String backoffCap) {}
 
@@ -145,7 +146,12 @@ public final class ConfigLoader {
         if (e.getValue() == null || e.getValue().concurrency() == null) {
           throw new IllegalArgumentException("lanes." + e.getKey() + ".concurrency is required");
         }
-        lanes.put(lane, new EngineConfig.LaneLimit(lane, e.getValue().concurrency()));
+        long timeout = e.getValue().timeout() == null ? 0 : duration("lanes." + e.getKey() + ".timeout",
+            e.getValue().timeout());
+        if (e.getValue().timeout() != null && timeout <= 0) {
+          throw new IllegalArgumentException("lanes." + e.getKey() + ".timeout must be longer than 0 (leave it out for none)");
+        }
+        lanes.put(lane, new EngineConfig.LaneLimit(lane, e.getValue().concurrency(), timeout));
       }
     }
     RetryPolicy retry = d.retry();

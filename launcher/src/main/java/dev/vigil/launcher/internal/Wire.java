@@ -1,18 +1,26 @@
 package dev.vigil.launcher.internal;
 
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.SerializerProvider;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.ser.std.StdSerializer;
 import com.fasterxml.jackson.databind.ser.std.ToStringSerializer;
+import dev.vigil.coordination.Environment;
+import dev.vigil.coordination.Event;
+import dev.vigil.coordination.Labels;
 import dev.vigil.coordination.Lane;
 import dev.vigil.coordination.NewTicket;
 import dev.vigil.coordination.OwnerId;
 import dev.vigil.coordination.Run;
 import dev.vigil.coordination.RunId;
 import dev.vigil.coordination.RunQuery;
+import dev.vigil.coordination.RunSpec;
+import dev.vigil.coordination.StopIntent;
 import dev.vigil.coordination.Ticket;
 import dev.vigil.coordination.TicketId;
 import dev.vigil.coordination.TicketQuery;
@@ -20,7 +28,11 @@ import dev.vigil.coordination.TicketState;
 import dev.vigil.supervisor.engine.Command;
 import dev.vigil.supervisor.engine.Reply;
 import dev.vigil.supervisor.engine.Status;
+import java.io.IOException;
 import java.util.Locale;
+import java.util.Map;
+import java.util.OptionalInt;
+import java.util.TreeMap;
 
 /**
  * The control protocol's payloads (DESIGN.md §6): a client command's {@code args} to an engine
@@ -28,17 +40,40 @@ import java.util.Locale;
  * command: {@code submit}, {@code status}, {@code list} (tickets), {@code runs}, {@code show},
  * {@code park}/{@code unpark} (a {@code ticket} or a {@code lane}), {@code hold}, {@code release},
  * {@code cancel}, {@code run} (hand-started, Q8), {@code pause}, {@code resume},
- * {@code start-service} and {@code stop-service}.
+ * {@code start-service}, {@code stop-service}, {@code kill} (Q13), {@code retry} and {@code events}.
+ *
+ * <p>An environment recorded with a ticket travels from the client to the daemon in a submission's
+ * {@code env} (over the 0600 socket) and never back: every reply, the journal and the status name
+ * its variables only ({@link #JSON} writes an {@link Environment} as the list of its names).
  */
 public final class Wire {
-  /** Jackson with ids, lanes and owners written as their text. */
+  /** Jackson with ids, lanes and owners written as their text, an environment as its variables' names. */
   public static final ObjectMapper JSON = new ObjectMapper()
       .registerModule(new SimpleModule()
           .addSerializer(TicketId.class, ToStringSerializer.instance)
           .addSerializer(RunId.class, ToStringSerializer.instance)
           .addSerializer(Lane.class, ToStringSerializer.instance)
-          .addSerializer(OwnerId.class, ToStringSerializer.instance))
+          .addSerializer(OwnerId.class, ToStringSerializer.instance)
+          .addSerializer(Environment.class, new NamesOnly()))
       .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS);
+
+  /** An environment as the sorted list of its variables' names: its values are never written. */
+  private static final class NamesOnly extends StdSerializer<Environment> {
+    private static final long serialVersionUID = 1L;
+
+    NamesOnly() {
+      super(Environment.class);
+    }
+
+    @Override
+    public void serialize(Environment env, JsonGenerator g, SerializerProvider p) throws IOException {
+      g.writeStartArray();
+      for (String name : env.names()) {
+        g.writeString(name);
+      }
+      g.writeEndArray();
+    }
+  }
 
   private Wire() {}
 
@@ -49,18 +84,47 @@ public final class Wire {
    */
   public static Command command(String op, ObjectNode args, int defaultMaxAttempts) {
     switch (op) {
-      case "submit": {
-        Lane lane = new Lane(text(args, "lane", "default"));
-        String type = text(args, "type", "command");
-        JsonNode payload = args.get("payload");
-        if (payload == null || payload.isNull()) {
-          throw new IllegalArgumentException("submit: payload is required");
+      case "submit":
+        return new Command.Submit(submission(args, defaultMaxAttempts));
+      case "kill": {
+        TicketId t;
+        RunId run = null;
+        String target = required(args, "ticket");
+        if (target.contains(".")) {
+          try {
+            run = RunId.parse(target);
+          } catch (RuntimeException e) {
+            throw new IllegalArgumentException("'" + target + "' is not a ticket or a run (like t-12 or t-12.1)");
+          }
+          t = run.ticket();
+        } else {
+          t = ticket(args);
         }
-        int max = args.has("maxAttempts") ? args.get("maxAttempts").asInt() : defaultMaxAttempts;
-        int priority = args.has("priority") ? args.get("priority").asInt() : 0;
-        long notBefore = args.has("notBeforeMs") ? args.get("notBeforeMs").asLong() : 0;
-        String key = args.hasNonNull("key") ? args.get("key").asText() : null;
-        return new Command.Submit(new NewTicket(lane, type, payload.toString(), max, priority, notBefore, key));
+        StopIntent intent = switch (text(args, "then", "cancel")) {
+          case "cancel" -> StopIntent.KILL;
+          case "retry" -> StopIntent.KILL_RETRY;
+          case "hold" -> StopIntent.KILL_HOLD;
+          default -> throw new IllegalArgumentException("then '" + args.get("then").asText()
+              + "' is not cancel, retry or hold");
+        };
+        return new Command.Kill(t, run, intent);
+      }
+      case "retry":
+        return new Command.Retry(ticket(args));
+      case "events": {
+        long after = 0;
+        if (args.hasNonNull("after")) {
+          JsonNode n = args.get("after");
+          try {
+            after = n.isIntegralNumber() ? n.longValue() : Long.parseLong(n.asText());
+          } catch (NumberFormatException e) {
+            after = -1;
+          }
+          if (after < 0) {
+            throw new IllegalArgumentException("after '" + n.asText() + "' is not an event id (a whole number)");
+          }
+        }
+        return new Command.Events(after, args.hasNonNull("limit") ? limit(args) : MAX_PAGE);
       }
       case "status":
         return new Command.StatusQuery();
@@ -106,6 +170,9 @@ public final class Wire {
         if (args.hasNonNull("after")) {
           q = q.after(ticket(args, "after"));
         }
+        if (args.has("labels")) {
+          q = q.withLabels(stringMap(args, "labels"));
+        }
         return new Command.ListTickets(args.hasNonNull("limit") ? q.limit(limit(args)) : q);
       }
       case "show":
@@ -118,13 +185,65 @@ public final class Wire {
             : new Command.Unpark(ticket(args));
       case "hold":
         return new Command.Hold(ticket(args), text(args, "reason", "held by an operator"));
-      case "release":
-        return new Command.Release(ticket(args));
+      case "release": {
+        OptionalInt attempts = OptionalInt.empty();
+        if (args.hasNonNull("attempts")) {
+          JsonNode n = args.get("attempts");
+          if (!n.isIntegralNumber() || !n.canConvertToInt() || n.intValue() < 1 || n.intValue() > NewTicket.MAX_ATTEMPTS) {
+            throw new IllegalArgumentException("attempts '" + n + "' must be a whole number 1-" + NewTicket.MAX_ATTEMPTS);
+          }
+          attempts = OptionalInt.of(n.intValue());
+        }
+        return new Command.Release(ticket(args), attempts);
+      }
       case "cancel":
         return new Command.Cancel(ticket(args));
       default:
         throw new IllegalArgumentException("unknown command '" + op + "'");
     }
+  }
+
+  /**
+   * One submission's wire form to the ticket it queues: {@code lane}, {@code type}, {@code payload},
+   * {@code maxAttempts} (else {@code defaultMaxAttempts}), {@code priority}, {@code notBeforeMs},
+   * {@code key}, and what task control records: {@code workDir}, {@code env} (an object, the whole
+   * environment), {@code timeoutMs} and {@code labels} (an object).
+   *
+   * @throws IllegalArgumentException with a one-line message naming the bad field
+   */
+  public static NewTicket submission(ObjectNode args, int defaultMaxAttempts) {
+    Lane lane = new Lane(text(args, "lane", "default"));
+    String type = text(args, "type", "command");
+    JsonNode payload = args.get("payload");
+    if (payload == null || payload.isNull()) {
+      throw new IllegalArgumentException("submit: payload is required");
+    }
+    int max = args.has("maxAttempts") ? args.get("maxAttempts").asInt() : defaultMaxAttempts;
+    int priority = args.has("priority") ? args.get("priority").asInt() : 0;
+    long notBefore = args.has("notBeforeMs") ? args.get("notBeforeMs").asLong() : 0;
+    String key = args.hasNonNull("key") ? args.get("key").asText() : null;
+    String workDir = args.hasNonNull("workDir") ? args.get("workDir").asText() : null;
+    Environment env = args.has("env") && !args.get("env").isNull() ? Environment.of(stringMap(args, "env")) : null;
+    long timeout = args.hasNonNull("timeoutMs") ? args.get("timeoutMs").asLong() : 0;
+    Map<String, String> labels = args.has("labels") ? stringMap(args, "labels") : Map.of();
+    return new NewTicket(lane, type, payload.toString(), max, priority, notBefore, key,
+        new RunSpec(workDir, env, timeout), new TreeMap<>(Labels.check(labels)));
+  }
+
+  /** An object of strings, e.g. {@code env} or {@code labels}. */
+  private static Map<String, String> stringMap(ObjectNode args, String field) {
+    JsonNode n = args.get(field);
+    if (n == null || !n.isObject()) {
+      throw new IllegalArgumentException(field + " must be an object of strings");
+    }
+    Map<String, String> out = new TreeMap<>();
+    for (Map.Entry<String, JsonNode> e : n.properties()) {
+      if (!e.getValue().isTextual()) {
+        throw new IllegalArgumentException(field + "." + e.getKey() + " must be a string");
+      }
+      out.put(e.getKey(), e.getValue().textValue());
+    }
+    return out;
   }
 
   private static TicketId ticket(ObjectNode args) {
@@ -182,6 +301,16 @@ public final class Wire {
     } else if (r instanceof Reply.RunList l) {
       ArrayNode a = o.putArray("runs");
       l.runs().forEach(run -> a.add(run(run)));
+    } else if (r instanceof Reply.EventList l) {
+      ArrayNode a = o.putArray("events");
+      l.events().forEach(e -> a.add(event(e)));
+    } else if (r instanceof Reply.Killing k) {
+      o.set("run", run(k.run()));
+      o.put("message", k.message());
+    } else if (r instanceof Reply.Retried t) {
+      o.set("ticket", ticket(t.ticket()));
+      o.set("original", ticket(t.original()));
+      o.put("message", t.ticket().id() + " queued: a retry of " + t.original().id());
     } else if (r instanceof Reply.TicketChanged c) {
       o.set("ticket", ticket(c.ticket()));
       o.put("message", c.ticket().id() + " is " + c.ticket().state() + (c.ticket().parked() ? " (parked)" : "")
@@ -221,8 +350,39 @@ public final class Wire {
     return o;
   }
 
+  /**
+   * A ticket, with {@code allowedAttempts} (its attempts plus those granted) at the top; its
+   * environment as the names of its variables only.
+   */
   public static ObjectNode ticket(Ticket t) {
-    return JSON.valueToTree(t);
+    ObjectNode o = JSON.valueToTree(t);
+    o.put("allowedAttempts", t.allowedAttempts());
+    return o;
+  }
+
+  /** An event as {@code vigil events --json} prints it: one object, its fields by name. */
+  public static ObjectNode event(Event e) {
+    ObjectNode o = JSON.createObjectNode();
+    o.put("id", e.id());
+    o.put("atMs", e.atMs());
+    o.put("kind", e.kind().name());
+    if (e.ticket() != null) {
+      o.put("ticket", e.ticket().toString());
+    }
+    if (e.run() != null) {
+      o.put("run", e.run().toString());
+    }
+    if (e.service() != null) {
+      o.put("service", e.service());
+    }
+    if (e.verdict() != null) {
+      o.put("verdict", e.verdict().name());
+    }
+    if (e.ticketState() != null) {
+      o.put("ticketState", e.ticketState().name());
+    }
+    o.put("text", e.text());
+    return o;
   }
 
   /** A run, with {@code verdict}, {@code exitCode}, {@code signal} and {@code pid} at the top. */

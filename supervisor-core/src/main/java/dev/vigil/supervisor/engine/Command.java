@@ -2,10 +2,13 @@ package dev.vigil.supervisor.engine;
 
 import dev.vigil.coordination.Lane;
 import dev.vigil.coordination.NewTicket;
+import dev.vigil.coordination.RunId;
 import dev.vigil.coordination.RunQuery;
+import dev.vigil.coordination.StopIntent;
 import dev.vigil.coordination.TicketId;
 import dev.vigil.coordination.TicketQuery;
 import java.util.Objects;
+import java.util.OptionalInt;
 
 /** A client command (DESIGN.md §6, §8), answered by exactly one {@link Reply}. */
 public sealed interface Command {
@@ -74,10 +77,58 @@ public sealed interface Command {
     }
   }
 
-  /** HELD → READY (Q8: the only way out of a hold). */
-  record Release(TicketId ticket) implements Command {
+  /**
+   * HELD → READY (Q8: the only way out of a hold), granting {@code attempts} more attempts (Q1);
+   * when empty, one when none remain.
+   */
+  record Release(TicketId ticket, OptionalInt attempts) implements Command {
     public Release {
       Objects.requireNonNull(ticket, "ticket");
+      Objects.requireNonNull(attempts, "attempts");
+    }
+
+    public Release(TicketId ticket) {
+      this(ticket, OptionalInt.empty());
+    }
+  }
+
+  /**
+   * Q13: stop a running ticket's run now (TERM to its group, KILL after the grace); it settles KILLED,
+   * no attempt spent, and the ticket goes where {@code intent} says (CANCELLED, READY or HELD).
+   *
+   * @param ticket the ticket whose live run is killed
+   * @param run    the run named, or null when the ticket was named (its live run)
+   * @param intent a kill ({@link StopIntent#kill()})
+   */
+  record Kill(TicketId ticket, RunId run, StopIntent intent) implements Command {
+    public Kill {
+      Objects.requireNonNull(ticket, "ticket");
+      Objects.requireNonNull(intent, "intent");
+      if (!intent.kill()) {
+        throw new IllegalArgumentException("a kill's intent is a kill, not " + intent);
+      }
+      if (run != null && !run.ticket().equals(ticket)) {
+        throw new IllegalArgumentException("run " + run + " is not of ticket " + ticket);
+      }
+    }
+  }
+
+  /** Queue a finished ticket again as a new ticket of the same work (SUCCEEDED, FAILED, CANCELLED or HELD). */
+  record Retry(TicketId ticket) implements Command {
+    public Retry {
+      Objects.requireNonNull(ticket, "ticket");
+    }
+  }
+
+  /** The events after {@code afterId}, in id order: at most {@code limit}. */
+  record Events(long afterId, int limit) implements Command {
+    public Events {
+      if (afterId < 0) {
+        throw new IllegalArgumentException("after (" + afterId + ") must be >= 0");
+      }
+      if (limit < 1) {
+        throw new IllegalArgumentException("limit (" + limit + ") must be >= 1");
+      }
     }
   }
 

@@ -2,10 +2,19 @@ package dev.vigil.supervisor.engine;
 
 import dev.vigil.coordination.Control;
 import dev.vigil.coordination.Lane;
+import dev.vigil.coordination.Lease;
 import dev.vigil.coordination.NewTicket;
+import dev.vigil.coordination.Retry;
+import dev.vigil.coordination.Run;
+import dev.vigil.coordination.RunId;
+import dev.vigil.coordination.RunState;
+import dev.vigil.coordination.StopIntent;
+import dev.vigil.coordination.StopRequest;
 import dev.vigil.coordination.Submission;
+import dev.vigil.coordination.Ticket;
 import dev.vigil.coordination.TicketState;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The answers to client commands other than {@link Command.Shutdown}, which {@link Lifecycle}
@@ -39,6 +48,8 @@ final class Commands {
           .orElseGet(() -> new Reply.NotFound("ticket " + s.ticket()));
     } else if (command instanceof Command.ListRuns l) {
       return new Reply.RunList(ctx.store.runs(l.query()));
+    } else if (command instanceof Command.Events e) {
+      return new Reply.EventList(ctx.store.events(e.afterId(), e.limit()));
     }
     if (lifecycle.stopped()) {
       return new Reply.Denied("the daemon is shutting down");
@@ -46,15 +57,21 @@ final class Commands {
     if (command instanceof Command.Submit s) {
       return submit(s.ticket(), nowMonoMs, nowWallMs);
     } else if (command instanceof Command.Park p) {
-      return control(ctx.coordination.park(p.ticket()), p.ticket().toString(), nowMonoMs);
+      return control(ctx.coordination.park(p.ticket()), p.ticket().toString(), nowMonoMs, null);
     } else if (command instanceof Command.Unpark u) {
-      return control(ctx.coordination.unpark(u.ticket()), u.ticket().toString(), nowMonoMs);
+      return control(ctx.coordination.unpark(u.ticket()), u.ticket().toString(), nowMonoMs, null);
     } else if (command instanceof Command.Hold h) {
-      return control(ctx.coordination.hold(h.ticket(), h.reason()), h.ticket().toString(), nowMonoMs);
+      return control(ctx.coordination.hold(h.ticket(), h.reason(), nowWallMs), h.ticket().toString(), nowMonoMs,
+          "vigil kill " + h.ticket() + " --hold");
     } else if (command instanceof Command.Release r) {
-      return control(ctx.coordination.release(r.ticket()), r.ticket().toString(), nowMonoMs);
+      return control(ctx.coordination.release(r.ticket(), r.attempts()), r.ticket().toString(), nowMonoMs, null);
     } else if (command instanceof Command.Cancel c) {
-      return control(ctx.coordination.cancel(c.ticket()), c.ticket().toString(), nowMonoMs);
+      return control(ctx.coordination.cancel(c.ticket()), c.ticket().toString(), nowMonoMs,
+          "vigil kill " + c.ticket());
+    } else if (command instanceof Command.Kill k) {
+      return kill(k, nowMonoMs, nowWallMs);
+    } else if (command instanceof Command.Retry r) {
+      return retry(r, nowMonoMs, nowWallMs);
     } else if (command instanceof Command.ParkLane p) {
       boolean changed = ctx.coordination.parkLane(p.lane());
       return new Reply.LaneChanged(p.lane(), true, changed, tasks.stopParked(nowMonoMs));
@@ -106,7 +123,8 @@ final class Commands {
     return r;
   }
 
-  private Reply control(Control c, String ticket, long nowMonoMs) {
+  /** An operator verb's answer; {@code killHint} is the command that stops a running ticket instead, if any. */
+  private Reply control(Control c, String ticket, long nowMonoMs, String killHint) {
     if (c instanceof Control.Done d) {
       String note = "";
       if (d.ticket().parked() && d.ticket().state() == TicketState.LEASED && tasks.stopParked(nowMonoMs) > 0) {
@@ -117,11 +135,91 @@ final class Commands {
       return switch (d.reason()) {
         case NOT_FOUND -> new Reply.NotFound("ticket " + ticket);
         case TERMINAL -> new Reply.Denied("ticket " + ticket + " is finished (succeeded, failed or cancelled)");
-        case LEASED -> new Reply.Denied("ticket " + ticket + " has a live run: wait for it to settle, or park it");
+        case LEASED -> new Reply.Denied("ticket " + ticket + " is running"
+            + (killHint == null ? ": wait for it to settle, or park it" : ": stop it with " + killHint));
         case NOT_HELD -> new Reply.Denied("ticket " + ticket + " is not held");
+        case ATTEMPTS_LIMIT -> new Reply.Denied("ticket " + ticket + " would have more than "
+            + NewTicket.MAX_ATTEMPTS + " attempts: ask for fewer");
       };
     } else {
       throw new AssertionError(c);
+    }
+  }
+
+  /** Q13: a kill of the ticket's live run (or of the run named, which must be it). */
+  private Reply kill(Command.Kill k, long nowMonoMs, long nowWallMs) {
+    Optional<Ticket> ticket = ctx.store.ticket(k.ticket());
+    if (ticket.isEmpty()) {
+      return new Reply.NotFound("ticket " + k.ticket());
+    }
+    Optional<RunId> live = ctx.store.lease(k.ticket()).map(Lease::run);
+    RunId run = k.run() != null ? k.run() : live.orElse(null);
+    if (run == null) {
+      return new Reply.Denied("ticket " + k.ticket() + " is not running (it is " + ticket.get().state() + ")"
+          + (ticket.get().state() == TicketState.READY || ticket.get().state() == TicketState.HELD
+              ? ": cancel or hold it instead" : ""));
+    }
+    Optional<Run> stored = ctx.store.run(run);
+    if (stored.isEmpty()) {
+      return new Reply.NotFound("run " + run);
+    }
+    if (!live.map(run::equals).orElse(false)) {
+      return new Reply.Denied("run " + run + " has ended (" + (stored.get().verdict() == null ? stored.get().state()
+          : stored.get().verdict()) + "): there is nothing to kill");
+    }
+    String then = switch (k.intent()) {
+      case KILL -> "the ticket will be cancelled";
+      case KILL_RETRY -> "the ticket will be queued again";
+      case KILL_HOLD -> "the ticket will be held";
+      case TIMEOUT -> throw new AssertionError(k);
+    };
+    StopRequest s = tasks.kill(run, k.intent(), "killed by an operator; " + then, nowMonoMs, nowWallMs);
+    if (s instanceof StopRequest.Recorded r) {
+      String how = r.run().state() == RunState.CLAIMED ? "is starting: it will be stopped before it begins"
+          : tasks.supervises(run) ? "is being stopped (TERM now, KILL after the stop grace)"
+          : "will be stopped by the daemon that runs it";
+      return new Reply.Killing(r.run(), run + " " + how + "; " + then
+          + (r.run().stopIntent() != k.intent() ? " (as an earlier kill said)" : ""));
+    } else if (s instanceof StopRequest.Denied d) {
+      return switch (d.reason()) {
+        case NOT_FOUND -> new Reply.NotFound("run " + run);
+        case ENDED -> new Reply.Denied("run " + run + " has ended and is being settled: there is nothing to kill");
+        case NOT_STARTED -> throw new AssertionError(d);
+      };
+    } else {
+      throw new AssertionError(s);
+    }
+  }
+
+  /** A finished ticket queued again as a new ticket of the same work, if its lane and type are still configured. */
+  private Reply retry(Command.Retry r, long nowMonoMs, long nowWallMs) {
+    Optional<Ticket> original = ctx.store.ticket(r.ticket());
+    if (original.isEmpty()) {
+      return new Reply.NotFound("ticket " + r.ticket());
+    }
+    Ticket t = original.get();
+    if (ctx.config.concurrency(t.lane()) == 0) {
+      return new Reply.Invalid("ticket " + r.ticket() + " is in lane '" + t.lane() + "', which is not configured");
+    }
+    if (!ctx.config.workerTypes().contains(t.type())) {
+      return new Reply.Invalid("ticket " + r.ticket() + " needs worker type '" + t.type() + "', which is not configured");
+    }
+    Retry d = ctx.coordination.retry(r.ticket(), nowWallMs);
+    if (d instanceof Retry.Retried ok) {
+      if (lifecycle.dispatches()) {
+        scheduler.dispatch(nowMonoMs, nowWallMs);
+      }
+      return new Reply.Retried(ok.ticket(), ok.original());
+    } else if (d instanceof Retry.Denied no) {
+      return switch (no.reason()) {
+        case NOT_FOUND -> new Reply.NotFound("ticket " + r.ticket());
+        case NOT_FINISHED -> new Reply.Denied("ticket " + r.ticket() + " is " + t.state()
+            + ": it has not finished, so it may still run as it is");
+        case ALREADY_RETRIED -> new Reply.Denied("ticket " + r.ticket() + " was retried already as " + no.retriedAs()
+            + ": retry that one");
+      };
+    } else {
+      throw new AssertionError(d);
     }
   }
 }

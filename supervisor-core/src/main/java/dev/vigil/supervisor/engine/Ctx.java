@@ -40,6 +40,8 @@ final class Ctx {
   /** S1: every service's restart budget. */
   final RestartBudget.Policy restartPolicy;
   private final ArrayDeque<EngineEvent.Settled> recentSettlements = new ArrayDeque<>();
+  /** The wall clock as of the event being handled (for records of decisions made deep in a step). */
+  long nowWallMs;
 
   Ctx(EngineConfig config, Ports ports, long bootMonoMs, long bootWallMs) {
     this.config = config;
@@ -54,6 +56,7 @@ final class Ctx {
     this.self = ports.processes().self();
     this.bootMonoMs = bootMonoMs;
     this.bootWallMs = bootWallMs;
+    this.nowWallMs = bootWallMs;
     this.adoption = Adoption.of(config.build(), config.timeouts());
     this.revival = RevivalGate.from(config.timeouts());
     this.restartPolicy = RestartBudget.Policy.from(config.timeouts());

@@ -106,7 +106,7 @@ public final class Engine {
    * when {@code heartbeat} has passed since the last one.
    */
   public void tick(long nowMonoMs, long nowWallMs) {
-    advanceClock(nowMonoMs);
+    advanceClock(nowMonoMs, nowWallMs);
     if (!lifecycle.stopped()) {
       boolean reconcile = nowMonoMs - lastReconcileMonoMs >= ctx.ms(Timeout.RECONCILE);
       if (reconcile) {
@@ -123,7 +123,8 @@ public final class Engine {
     status.publishIfDue(nowMonoMs, nowWallMs, lifecycle.state());
   }
 
-  private void advanceClock(long nowMonoMs) {
+  private void advanceClock(long nowMonoMs, long nowWallMs) {
+    ctx.nowWallMs = nowWallMs;
     if (nowMonoMs < lastMonoMs) {
       throw new IllegalArgumentException("nowMonoMs (" + nowMonoMs + ") is before an earlier call (" + lastMonoMs
           + "): the monotonic clock never goes back");
@@ -136,7 +137,7 @@ public final class Engine {
   /** The shell saw a worker it launched exit (its own child). Exits of unknown processes are ignored. */
   public void onExit(ProcessExit exit, long nowMonoMs, long nowWallMs) {
     Objects.requireNonNull(exit, "exit");
-    advanceClock(nowMonoMs);
+    advanceClock(nowMonoMs, nowWallMs);
     if (lifecycle.stopped()) {
       return;
     }
@@ -155,7 +156,7 @@ public final class Engine {
    */
   public ToWorker onHello(WorkerMessage.Hello hello, long nowMonoMs, long nowWallMs) {
     Objects.requireNonNull(hello, "hello");
-    advanceClock(nowMonoMs);
+    advanceClock(nowMonoMs, nowWallMs);
     if (lifecycle.stopped()) {
       return new ToWorker.AdoptDenied("the daemon is shutting down");
     }
@@ -173,7 +174,7 @@ public final class Engine {
   public void onMessage(WorkerKey from, WorkerMessage message, long nowMonoMs, long nowWallMs) {
     Objects.requireNonNull(from, "from");
     Objects.requireNonNull(message, "message");
-    advanceClock(nowMonoMs);
+    advanceClock(nowMonoMs, nowWallMs);
     if (message instanceof WorkerMessage.Quiesced) {
       lifecycle.onQuiesced(from, nowMonoMs, nowWallMs);
     } else if (message instanceof WorkerMessage.Busy b) {
@@ -199,7 +200,7 @@ public final class Engine {
   public void onClientCommand(Command command, ReplyTo replyTo, long nowMonoMs, long nowWallMs) {
     Objects.requireNonNull(command, "command");
     Objects.requireNonNull(replyTo, "replyTo");
-    advanceClock(nowMonoMs);
+    advanceClock(nowMonoMs, nowWallMs);
     if (command instanceof Command.Shutdown s) {
       lifecycle.shutdown(s.mode(), replyTo, nowMonoMs, nowWallMs);
     } else {

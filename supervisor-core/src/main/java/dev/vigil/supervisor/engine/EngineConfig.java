@@ -25,18 +25,29 @@ public record EngineConfig(OwnerId owner, String host, String build, String vers
   public static final int MAX_LANE_CONCURRENCY = 10_000;
 
   /**
-   * A lane and how many of its runs may be live at once (CLAIMED, RUNNING or EXITED, by any owner).
+   * A lane, how many of its runs may be live at once (CLAIMED, RUNNING or EXITED, by any owner), and
+   * the time limit of its runs whose ticket has none of its own (Q12).
    *
    * @param lane        the lane
    * @param concurrency its limit, 1-{@value #MAX_LANE_CONCURRENCY}
+   * @param timeoutMs   the default time limit of its runs, ms; 0 for none
    */
-  public record LaneLimit(Lane lane, int concurrency) {
+  public record LaneLimit(Lane lane, int concurrency, long timeoutMs) {
     public LaneLimit {
       Objects.requireNonNull(lane, "lane");
       if (concurrency < 1 || concurrency > MAX_LANE_CONCURRENCY) {
         throw new IllegalArgumentException("lanes." + lane + ".concurrency (" + concurrency + ") must be 1-"
             + MAX_LANE_CONCURRENCY);
       }
+      if (timeoutMs < 0 || timeoutMs > dev.vigil.coordination.RunSpec.MAX_TIMEOUT_MS) {
+        throw new IllegalArgumentException("lanes." + lane + ".timeout (" + timeoutMs
+            + " ms) must be between 0 (none) and 366 days");
+      }
+    }
+
+    /** A lane without a default time limit. */
+    public LaneLimit(Lane lane, int concurrency) {
+      this(lane, concurrency, 0);
     }
   }
 
@@ -79,6 +90,11 @@ public record EngineConfig(OwnerId owner, String host, String build, String vers
   /** The limit of {@code lane}, or 0 when this daemon does not serve it. */
   int concurrency(Lane lane) {
     return workload.concurrency(lane);
+  }
+
+  /** The default time limit of {@code lane}'s runs, ms, 0 for none. */
+  long laneTimeoutMs(Lane lane) {
+    return workload.timeoutMs(lane);
   }
 
   /** The configured type called {@code name}; the caller checked that there is one. */

@@ -8,6 +8,7 @@ import dev.vigil.coordination.Renewal;
 import dev.vigil.coordination.RunExit;
 import dev.vigil.coordination.RunId;
 import dev.vigil.coordination.Settlement;
+import dev.vigil.coordination.StopIntent;
 import dev.vigil.coordination.TicketState;
 import dev.vigil.coordination.Verdict;
 import dev.vigil.supervisor.StopKind;
@@ -74,9 +75,24 @@ public sealed interface EngineEvent {
   /** C6: another claimant took the exit first. */
   record ExitLost(RunId run, String reason) implements EngineEvent {}
 
-  record Settled(RunId run, Verdict verdict, String diagnosis, TicketState ticketState) implements EngineEvent {}
+  /**
+   * A run settled.
+   *
+   * @param exit how it ended as shown to people (the command's own exit code or signal when its worker
+   *             reported one), or null when unknown
+   */
+  record Settled(RunId run, Verdict verdict, String diagnosis, TicketState ticketState, RunExit exit)
+      implements EngineEvent {
+    /** A settlement whose exit is unknown. */
+    public Settled(RunId run, Verdict verdict, String diagnosis, TicketState ticketState) {
+      this(run, verdict, diagnosis, ticketState, null);
+    }
+  }
 
   record SettleDenied(RunId run, Settlement.Reason reason) implements EngineEvent {}
+
+  /** Q12, Q13: why the daemon stops the run is on record (a time-out, an operator's kill) before its first signal. */
+  record StopRequested(RunId run, StopIntent intent) implements EngineEvent {}
 
   record StopBegun(WorkerKey key, StopKind kind) implements EngineEvent {}
 

@@ -12,6 +12,7 @@ import dev.vigil.coordination.Ticket;
 import dev.vigil.supervisor.Durations;
 import dev.vigil.supervisor.HelloCheck;
 import dev.vigil.supervisor.StopKind;
+import dev.vigil.supervisor.TimeLimit;
 import dev.vigil.supervisor.TimeoutLattice.Timeout;
 import dev.vigil.supervisor.engine.port.IdentityRecord;
 import dev.vigil.supervisor.engine.port.Launch;
@@ -39,20 +40,20 @@ final class Handoffs {
   }
 
   /** Launches the worker of a fresh claim, or rolls the claim back when that cannot be done. */
-  void launch(Claim.Granted g, long nowMonoMs) {
+  void launch(Claim.Granted g, long nowMonoMs, long nowWallMs) {
     RunId run = g.run().id();
     Ticket ticket = ctx.store.ticket(run.ticket()).orElseThrow(() -> new IllegalStateException(
         "claim " + run + " names ticket " + run.ticket() + " that the store does not have"));
     ctx.record(new EngineEvent.Claimed(run, ticket.lane()));
     WorkerKey.Task key = new WorkerKey.Task(run);
     if (!ctx.config.workerTypes().contains(ticket.type())) {
-      abort(run, ctx.me, "worker type '" + ticket.type() + "' is not configured on this daemon");
+      abort(run, ctx.me, "worker type '" + ticket.type() + "' is not configured on this daemon", nowWallMs);
       return;
     }
-    Launch launch = workers.launch(
-        new LaunchRequest(key, ctx.config.workerType(ticket.type()), ticket.payload(), g.run().attempt(), ctx.config.build()));
+    Launch launch = workers.launch(new LaunchRequest(key, ctx.config.workerType(ticket.type()), ticket.payload(),
+        g.run().attempt(), ctx.config.build(), ticket.spec()));
     if (launch instanceof Launch.Failed f) {
-      abort(run, ctx.me, f.why());
+      abort(run, ctx.me, f.why(), nowWallMs);
     } else if (launch instanceof Launch.Started s) {
       table.transition(new TaskTable.Tracked(run, ticket.lane()), new RunPhase.Handoff(RunPhase.Source.LAUNCHED,
           s.identity(), s.tokenHash(), nowMonoMs + ctx.ms(Timeout.LAUNCH_HANDOFF), null, null, null));
@@ -66,8 +67,8 @@ final class Handoffs {
    * claims (launched or adopted), or the claim's recorded owner when recovery acts for it (the store
    * refuses if another daemon adopted the claim meanwhile).
    */
-  void abort(RunId run, OwnerId leaseOwner, String why) {
-    AbortClaim a = ctx.coordination.abortClaim(run, leaseOwner, why);
+  void abort(RunId run, OwnerId leaseOwner, String why, long nowWallMs) {
+    AbortClaim a = ctx.coordination.abortClaim(run, leaseOwner, why, nowWallMs);
     if (a instanceof AbortClaim.Aborted ab) {
       ctx.record(new EngineEvent.ClaimAborted(run, why, ab.ticket().state()));
     } else if (a instanceof AbortClaim.Denied d) {
@@ -141,28 +142,35 @@ final class Handoffs {
     }
     boolean reserved = ctx.directories.isReserved(key);
     if (identity != null && reserved && ctx.processes.alive(identity)) {
-      start(t, new RunStart(identity, build, token, nowWallMs), nowMonoMs);
+      start(t, h, new RunStart(identity, build, token, nowWallMs, timeoutOf(t)), nowMonoMs);
       return;
     }
     if (h.source() == RunPhase.Source.LAUNCHED && !reserved && !ctx.processes.alive(h.launched())) {
       beginAbort(t, h.launched(), "worker " + h.launched() + " died before it held its reservation and reported its identity",
-          nowMonoMs);
+          nowMonoMs, nowWallMs);
       return;
     }
     if (nowMonoMs >= h.deadlineMonoMs()) {
       String why = "worker did not hold its reservation and report its identity within launchHandoff ("
           + Durations.format(ctx.ms(Timeout.LAUNCH_HANDOFF)) + ")";
       ctx.record(new EngineEvent.HandoffTimedOut(key, why));
-      beginAbort(t, h.launched() != null ? h.launched() : identity, why, nowMonoMs);
+      beginAbort(t, h.launched() != null ? h.launched() : identity, why, nowMonoMs, nowWallMs);
     }
   }
 
-  private void start(TaskTable.Tracked t, RunStart rs, long nowMonoMs) {
+  /** The run's time limit (Q12): its ticket's own, else its lane's; fixed at its start. */
+  private long timeoutOf(TaskTable.Tracked t) {
+    long own = ctx.store.ticket(t.run.ticket()).map(k -> k.spec().timeoutMs()).orElse(0L);
+    return TimeLimit.effective(own, ctx.config.laneTimeoutMs(t.lane));
+  }
+
+  private void start(TaskTable.Tracked t, RunPhase.Handoff h, RunStart rs, long nowMonoMs) {
     Start s = ctx.coordination.start(t.run, ctx.me, rs);
-    if (s instanceof Start.Started) {
+    if (s instanceof Start.Started st) {
       ctx.record(new EngineEvent.Started(t.run, rs.identity(), rs.build()));
-      table.transition(t, new RunPhase.Running(rs, RunPhase.Go.PENDING, null, false, null));
-      StopKind stop = stops.dueAtStart(t, rs);
+      table.transition(t, RunPhase.Running.begun(rs, RunPhase.Go.PENDING, TimeLimit.startedNow(rs.timeoutMs(), nowMonoMs),
+          h.source() == RunPhase.Source.LAUNCHED, st.run().stopIntent()));
+      StopKind stop = stops.dueAtStart(t, st.run());
       if (stop != null) {
         stops.begin(t, stop, nowMonoMs);
       }
@@ -174,13 +182,13 @@ final class Handoffs {
     }
   }
 
-  private void beginAbort(TaskTable.Tracked t, ProcessIdentity identity, String why, long nowMonoMs) {
+  private void beginAbort(TaskTable.Tracked t, ProcessIdentity identity, String why, long nowMonoMs, long nowWallMs) {
     table.transition(t, new RunPhase.Aborting(identity, why, nowMonoMs));
-    advanceAborting(t, (RunPhase.Aborting) t.phase(), nowMonoMs);
+    advanceAborting(t, (RunPhase.Aborting) t.phase(), nowMonoMs, nowWallMs);
   }
 
   /** Moves a failed handoff on: KILL its worker every stopGrace while it lives; roll the claim back once it is dead (Q4). */
-  void advanceAborting(TaskTable.Tracked t, RunPhase.Aborting a, long nowMonoMs) {
+  void advanceAborting(TaskTable.Tracked t, RunPhase.Aborting a, long nowMonoMs, long nowWallMs) {
     ProcessIdentity identity = a.identity();
     if (identity == null && ctx.directories.identity(t.key()) instanceof IdentityRecord.Written w) {
       identity = w.identity();
@@ -191,7 +199,7 @@ final class Handoffs {
       table.transition(t, new RunPhase.Aborting(identity, a.why(), nowMonoMs + ctx.ms(Timeout.STOP_GRACE)));
     }
     if (Liveness.dead(ctx.processes, ctx.directories, t.key(), identity)) {
-      abort(t.run, ctx.me, a.why());
+      abort(t.run, ctx.me, a.why(), nowWallMs);
       table.transition(t, null);
     }
   }

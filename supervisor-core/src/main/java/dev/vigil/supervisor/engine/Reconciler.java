@@ -15,7 +15,8 @@ import java.util.Optional;
  * The reconcile pass, every {@code reconcile} and at boot: renew the leases of supervised runs (C4:
  * a denial is recorded and decides nothing; an expired lease of a worker alive by identity is
  * re-armed by readopt, C3), look for dead workers by identity and reservation only (C5, Q6), take
- * their exits and settle ({@link Settling}); tell workers of parked tickets to stop (Q9); recover
+ * their exits and settle ({@link Settling}); stop runs whose stop intent is on record (Q12, Q13) and
+ * tell workers of parked tickets to stop (Q9); recover
  * every live run that has no live owner and that this daemon does not supervise ({@link Recovery}).
  */
 final class Reconciler {
@@ -45,8 +46,13 @@ final class Reconciler {
         continue;
       }
       if (t.phase() instanceof RunPhase.Running r) {
-        if (!settling.settleIfDead(t, r, nowWallMs) && r.stop() == null && table.parked(t)) {
-          stops.begin(t, StopKind.PARK, nowMonoMs);
+        if (settling.settleIfDead(t, r, nowMonoMs, nowWallMs) == Settling.Look.ALIVE) {
+          StopKind intended = TaskStops.ofIntent(stored.get().stopIntent());
+          if (intended != null && stored.get().stopIntent() != r.intent()) {
+            stops.intended(t, stored.get().stopIntent(), nowMonoMs); // recorded by another client of the store
+          } else if (r.stop() == null && table.parked(t)) {
+            stops.begin(t, StopKind.PARK, nowMonoMs);
+          }
         }
       }
     }

@@ -14,6 +14,7 @@ import dev.vigil.coordination.Ticket;
 import dev.vigil.supervisor.Adoption;
 import dev.vigil.supervisor.Durations;
 import dev.vigil.supervisor.StopKind;
+import dev.vigil.supervisor.TimeLimit;
 import dev.vigil.supervisor.TimeoutLattice.Timeout;
 import dev.vigil.supervisor.engine.EngineEvent.RecoveryAction;
 import java.util.HashMap;
@@ -132,7 +133,7 @@ final class Recovery {
               + ", no worker holds its reservation"
           : "recovery: owner " + r.owner() + " is gone and no worker holds the reservation";
       ctx.record(new EngineEvent.Recovered(r.id(), RecoveryAction.ABORT_CLAIM, why));
-      handoffs.abort(r.id(), r.owner(), why);
+      handoffs.abort(r.id(), r.owner(), why, nowWallMs);
     }
   }
 
@@ -141,7 +142,7 @@ final class Recovery {
     boolean alive = !Liveness.dead(ctx.processes, ctx.directories, key, r.start().identity());
     Adoption.Verdict v = ctx.adoption.verdict(alive, Optional.of(r.start().build()), ctx.bootMonoMs, nowMonoMs);
     if (v instanceof Adoption.Verdict.NotAlive) {
-      RunExit facts = RunExit.unknown(nowWallMs);
+      RunExit facts = settling.facts(r.id(), RunExit.unknown(nowWallMs), nowWallMs);
       ExitOwner claimant = ExitOwner.recovery(ctx.me);
       Exit e = ctx.coordination.takeExit(r.id(), claimant, facts);
       if (e instanceof Exit.Taken) {
@@ -162,14 +163,16 @@ final class Recovery {
         throw new AssertionError(ro);
       }
       TaskTable.Tracked t = new TaskTable.Tracked(r.id(), lane);
-      table.transition(t, new RunPhase.Running(r.start(), RunPhase.Go.UNKNOWN, null, false, null));
+      // Q12: the same deadline as the daemon that started it, taken from the wall clock once
+      table.transition(t, RunPhase.Running.begun(r.start(), RunPhase.Go.UNKNOWN, TimeLimit.resumed(r.start().timeoutMs(),
+          r.start().startedAtMs(), nowMonoMs, nowWallMs), false, r.stopIntent()));
       if (v instanceof Adoption.Verdict.StopAsLost) {
         ctx.record(new EngineEvent.Recovered(r.id(), RecoveryAction.STOP_OTHER_BUILD,
             "worker build " + r.start().build() + ", daemon build " + ctx.config.build()));
         stops.begin(t, StopKind.LOST, nowMonoMs);
       } else {
         ctx.record(new EngineEvent.Recovered(r.id(), RecoveryAction.READOPT, "alive by identity or reservation"));
-        StopKind due = stops.dueAtReadopt(t);
+        StopKind due = stops.dueAtReadopt(t, r.stopIntent()); // Q12, Q13: the stop a daemon that died had begun
         if (due != null) {
           stops.begin(t, due, nowMonoMs);
         }

@@ -1,5 +1,6 @@
 package dev.vigil.supervisor.engine;
 
+import dev.vigil.coordination.Event;
 import dev.vigil.coordination.Lane;
 import dev.vigil.coordination.Run;
 import dev.vigil.coordination.Ticket;
@@ -40,6 +41,39 @@ public sealed interface Reply {
   record RunList(List<Run> runs) implements Reply {
     public RunList {
       runs = List.copyOf(runs);
+    }
+  }
+
+  /** The events asked for, in id order. */
+  record EventList(List<Event> events) implements Reply {
+    public EventList {
+      events = List.copyOf(events);
+    }
+  }
+
+  /**
+   * Q13: a kill is on record and its run is being stopped (or will be instead of starting).
+   *
+   * @param run     the run as the store has it after the kill was recorded
+   * @param message what happens next, in plain words
+   */
+  record Killing(Run run, String message) implements Reply {
+    public Killing {
+      Objects.requireNonNull(run, "run");
+      Objects.requireNonNull(message, "message");
+    }
+  }
+
+  /**
+   * A finished ticket was queued again.
+   *
+   * @param ticket   the new ticket
+   * @param original the original after the retry (a HELD one is CANCELLED)
+   */
+  record Retried(Ticket ticket, Ticket original) implements Reply {
+    public Retried {
+      Objects.requireNonNull(ticket, "ticket");
+      Objects.requireNonNull(original, "original");
     }
   }
 

@@ -2,7 +2,9 @@ package dev.vigil.supervisor.engine;
 
 import dev.vigil.coordination.ProcessIdentity;
 import dev.vigil.coordination.RunStart;
+import dev.vigil.coordination.StopIntent;
 import dev.vigil.supervisor.Stopping;
+import dev.vigil.supervisor.TimeLimit;
 import dev.vigil.supervisor.engine.port.ProcessExit;
 
 /**
@@ -58,27 +60,46 @@ sealed interface RunPhase {
   /**
    * RUNNING under this owner.
    *
-   * @param start        the recorded start
-   * @param go           what this incarnation knows about the worker's go
-   * @param exit         the exit the shell reported for its child, or null
-   * @param exitExpected the worker reported its outcome: probe each tick until it is gone
-   * @param stop         the stop in progress, or null
+   * @param start           the recorded start
+   * @param go              what this incarnation knows about the worker's go
+   * @param exit            the exit the shell reported for its child, or null
+   * @param exitExpected    the worker reported its outcome: probe each tick until it is gone
+   * @param stop            the stop in progress, or null
+   * @param limit           its time limit on this daemon's monotonic clock (Q12)
+   * @param ownChild        launched by this incarnation: the shell reports its exit, which is awaited
+   *                        (for at most one reconcile interval) once the worker is found dead
+   * @param intent          the stop intent on record as this daemon knows it, or null (Q12, Q13)
+   * @param deadSinceMonoMs when this daemon's own child was first found dead without an exit report, or -1
    */
-  record Running(RunStart start, Go go, ProcessExit exit, boolean exitExpected, Stopping stop) implements RunPhase {
+  record Running(RunStart start, Go go, ProcessExit exit, boolean exitExpected, Stopping stop, TimeLimit limit,
+                 boolean ownChild, StopIntent intent, long deadSinceMonoMs) implements RunPhase {
+    /** A run just started by this incarnation, or readopted by it. */
+    static Running begun(RunStart start, Go go, TimeLimit limit, boolean ownChild, StopIntent intent) {
+      return new Running(start, go, null, false, null, limit, ownChild, intent, -1);
+    }
+
     Running with(Go g) {
-      return new Running(start, g, exit, exitExpected, stop);
+      return new Running(start, g, exit, exitExpected, stop, limit, ownChild, intent, deadSinceMonoMs);
     }
 
     Running with(ProcessExit e) {
-      return new Running(start, go, e, exitExpected, stop);
+      return new Running(start, go, e, exitExpected, stop, limit, ownChild, intent, deadSinceMonoMs);
     }
 
     Running expectingExit() {
-      return new Running(start, go, exit, true, stop);
+      return new Running(start, go, exit, true, stop, limit, ownChild, intent, deadSinceMonoMs);
     }
 
     Running with(Stopping s) {
-      return new Running(start, go, exit, exitExpected, s);
+      return new Running(start, go, exit, exitExpected, s, limit, ownChild, intent, deadSinceMonoMs);
+    }
+
+    Running with(StopIntent i) {
+      return new Running(start, go, exit, exitExpected, stop, limit, ownChild, i, deadSinceMonoMs);
+    }
+
+    Running deadSince(long monoMs) {
+      return new Running(start, go, exit, exitExpected, stop, limit, ownChild, intent, monoMs);
     }
 
     @Override

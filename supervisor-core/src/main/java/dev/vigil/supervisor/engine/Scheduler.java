@@ -37,7 +37,7 @@ final class Scheduler {
         continue;
       }
       for (Claim.Granted g : ctx.coordination.claimNext(l.lane(), ctx.me, nowWallMs, ctx.leaseTtlMs(), free).granted()) {
-        tasks.launch(g, nowMonoMs);
+        tasks.launch(g, nowMonoMs, nowWallMs);
       }
     }
   }
@@ -77,7 +77,7 @@ final class Scheduler {
     }
     Claim c = ctx.coordination.claimByHand(id, ctx.me, nowWallMs, ctx.leaseTtlMs());
     if (c instanceof Claim.Granted g) {
-      tasks.launch(g, nowMonoMs);
+      tasks.launch(g, nowMonoMs, nowWallMs);
       return new Reply.HandStarted(ctx.store.run(g.run().id()).orElse(g.run()));
     } else if (c instanceof Claim.Denied d) {
       return switch (d.reason()) {

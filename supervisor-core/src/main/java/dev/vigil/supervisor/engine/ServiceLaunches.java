@@ -40,7 +40,8 @@ final class ServiceLaunches {
           nowMonoMs);
       return;
     }
-    Launch l = workers.launch(new LaunchRequest(key, ctx.config.workerType(s.spec.workerType()), s.spec.spec(), 0, ctx.config.build()));
+    Launch l = workers.launch(new LaunchRequest(key, ctx.config.workerType(s.spec.workerType()), s.spec.spec(), 0,
+        ctx.config.build()));
     if (l instanceof Launch.Failed f) {
       failure(s, f.why(), Optional.empty(), nowMonoMs);
     } else if (l instanceof Launch.Started st) {
@@ -77,6 +78,7 @@ final class ServiceLaunches {
   private void giveUp(Svc s, Adoption.Relaunch.Retry.GiveUp g, String why) {
     String note = g.why().why() + "; last: " + why;
     ctx.record(new EngineEvent.ServiceGivenUp(s.name(), note));
+    ctx.coordination.serviceGivenUp(s.name(), note, ctx.nowWallMs); // S1: reported in the event stream
     table.transition(s, new ServicePhase.GivenUp(), note);
     g.survivor().ifPresent(id -> workers.signal(s.key(), id, Signal.TERM));
   }

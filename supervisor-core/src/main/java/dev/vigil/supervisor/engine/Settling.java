@@ -7,16 +7,35 @@ import dev.vigil.coordination.Run;
 import dev.vigil.coordination.RunExit;
 import dev.vigil.coordination.RunId;
 import dev.vigil.coordination.Settlement;
+import dev.vigil.coordination.StopIntent;
 import dev.vigil.supervisor.StopKind;
+import dev.vigil.supervisor.TimeoutLattice.Timeout;
 import dev.vigil.supervisor.Verdicts;
 import dev.vigil.supervisor.engine.port.OutcomeRecord;
+import java.util.Optional;
 
 /**
  * The end of a task run: its exit is taken once its worker is dead by identity and reservation
- * (C5, C6), and it is settled through the one verdict rule, {@link Verdicts} (Q1, Q2, Q5, Q7),
- * whether the supervisor or recovery took the exit.
+ * (C5, C6), and it is settled through the one verdict rule, {@link Verdicts} (Q1, Q2, Q5, Q7, Q12,
+ * Q13), whether the supervisor or recovery took the exit.
+ *
+ * <p>The exit recorded is the one people are shown: the exit code or signal of the command the run
+ * stands for, as the worker wrote it with its outcome, else the worker host's own as the shell saw
+ * it, else unknown. A worker this incarnation launched is its child, so once it is found dead the
+ * shell's report of its exit is awaited (at most one reconcile interval) and the exit is taken as
+ * its supervisor, never as recovery with unknown facts.
  */
 final class Settling {
+  /** What became of a supervised run at a look for its death. */
+  enum Look {
+    /** Its worker lives (or may): nothing was done. */
+    ALIVE,
+    /** Its worker is dead; this daemon's own child whose exit report is still awaited. */
+    AWAITING_EXIT_REPORT,
+    /** Its worker is dead: its exit was taken and it is settled (or another daemon has it); no longer supervised. */
+    ENDED
+  }
+
   private final Ctx ctx;
   private final TaskTable table;
 
@@ -27,14 +46,24 @@ final class Settling {
 
   /**
    * Takes the exit and settles when the worker of {@code t} is dead by identity and reservation
-   * (C5); true if it was, and the run is then no longer supervised.
+   * (C5); a dead worker this incarnation launched waits for the shell's exit report first.
    */
-  boolean settleIfDead(TaskTable.Tracked t, RunPhase.Running r, long nowWallMs) {
+  Look settleIfDead(TaskTable.Tracked t, RunPhase.Running r, long nowMonoMs, long nowWallMs) {
     if (!Liveness.dead(ctx.processes, ctx.directories, t.key(), r.start().identity())) {
-      return false;
+      return Look.ALIVE;
     }
-    ExitOwner claimant = r.exit() != null ? ExitOwner.supervisor(ctx.me) : ExitOwner.recovery(ctx.me);
-    RunExit facts = r.exit() != null ? r.exit().at(nowWallMs) : RunExit.unknown(nowWallMs);
+    if (r.exit() == null && r.ownChild()) {
+      long since = r.deadSinceMonoMs() >= 0 ? r.deadSinceMonoMs() : nowMonoMs;
+      if (nowMonoMs - since < ctx.ms(Timeout.RECONCILE)) {
+        if (r.deadSinceMonoMs() < 0) {
+          table.transition(t, r.deadSince(nowMonoMs));
+        }
+        return Look.AWAITING_EXIT_REPORT;
+      }
+    }
+    boolean reported = r.exit() != null;
+    ExitOwner claimant = reported ? ExitOwner.supervisor(ctx.me) : ExitOwner.recovery(ctx.me);
+    RunExit facts = facts(t.run, reported ? r.exit().at(nowWallMs) : RunExit.unknown(nowWallMs), nowWallMs);
     StopKind stoppedBy = r.stop() == null ? null : r.stop().kind();
     boolean neverToldToGo = r.go() == RunPhase.Go.PENDING;
     Exit e = ctx.coordination.takeExit(t.run, claimant, facts);
@@ -54,12 +83,23 @@ final class Settling {
       throw new AssertionError(e);
     }
     table.transition(t, null);
-    return true;
+    return Look.ENDED;
   }
 
   /**
-   * Settles an EXITED run with the verdict {@link Verdicts} gives for what its directory holds and
-   * what this daemon knows of its end.
+   * The facts an exit records: the command's own exit code or signal when the worker wrote it with its
+   * outcome (at {@code nowWallMs}), else {@code observed}.
+   */
+  RunExit facts(RunId run, RunExit observed, long nowWallMs) {
+    if (ctx.directories.outcome(run) instanceof OutcomeRecord.Written w && w.exit() != null) {
+      return new RunExit(w.exit().exitCode(), w.exit().signal(), nowWallMs);
+    }
+    return observed;
+  }
+
+  /**
+   * Settles an EXITED run with the verdict {@link Verdicts} gives for what its directory holds, what
+   * this daemon knows of its end and what the store holds of its stop intent and time limit.
    *
    * @param stoppedBy        the stop this daemon had begun, or null
    * @param neverToldToGo    whether this daemon started it and never told it go
@@ -67,11 +107,17 @@ final class Settling {
    */
   void settle(RunId run, ExitOwner claimant, StopKind stoppedBy, boolean neverToldToGo, RunExit exit,
               boolean forDeadExitOwner, long nowWallMs) {
-    Verdicts.Judgement j = Verdicts.judge(new Verdicts.Ending(outcome(run), exit, stoppedBy, neverToldToGo), nowWallMs);
+    Optional<Run> stored = ctx.store.run(run);
+    StopIntent intent = stored.map(Run::stopIntent).orElse(null);
+    long timeoutMs = stored.map(Run::start).map(s -> s.timeoutMs()).orElse(0L);
+    Verdicts.Judgement j = Verdicts.judge(new Verdicts.Ending(outcome(run), exit, stoppedBy, neverToldToGo, intent,
+        timeoutMs), nowWallMs);
     Finish f = new Finish(run, claimant, j.verdict(), j.diagnosis(), j.stallUntilWallMs(), forDeadExitOwner);
     Settlement s = ctx.coordination.finish(f, nowWallMs);
     if (s instanceof Settlement.Settled ok) {
-      ctx.record(new EngineEvent.Settled(run, f.verdict(), f.diagnosis(), ok.ticket().state()));
+      ctx.record(new EngineEvent.Settled(run, f.verdict(), f.diagnosis(), ok.ticket().state(),
+          ok.run().exit() == null || (ok.run().exit().exitCode() == null && ok.run().exit().signal() == null) ? null
+              : ok.run().exit()));
     } else if (s instanceof Settlement.Denied d) {
       ctx.record(new EngineEvent.SettleDenied(run, d.reason()));
     } else {

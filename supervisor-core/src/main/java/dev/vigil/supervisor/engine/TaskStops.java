@@ -1,6 +1,7 @@
 package dev.vigil.supervisor.engine;
 
-import dev.vigil.coordination.RunStart;
+import dev.vigil.coordination.Run;
+import dev.vigil.coordination.StopIntent;
 import dev.vigil.supervisor.Step;
 import dev.vigil.supervisor.StopKind;
 import dev.vigil.supervisor.Stopping;
@@ -9,7 +10,8 @@ import java.util.Optional;
 /**
  * Stops of running task workers: a park reaches them at a safe point (Q9), another build's worker
  * stops as a lost one (S6), an operator's shutdown stops them all, an idle shutdown stops quiesced
- * ones (S5). How a stop escalates is {@link Stopping}'s rule; {@link Workers} carries it out.
+ * ones (S5), a run past its time limit (Q12) and a killed run (Q13) are stopped once their intent is
+ * on record. How a stop escalates is {@link Stopping}'s rule; {@link Workers} carries it out.
  */
 final class TaskStops {
   private final Ctx ctx;
@@ -52,20 +54,50 @@ final class TaskStops {
     }
   }
 
-  /** The stop a run that just started gets instead of go: another build (S6), a draining daemon, a park (Q9); or null. */
-  StopKind dueAtStart(TaskTable.Tracked t, RunStart start) {
-    if (!start.build().equals(ctx.config.build())) {
+  /**
+   * The stop a run that just started gets instead of go: a kill on record while it was claimed (Q13),
+   * another build (S6), a draining daemon, a park (Q9); or null.
+   */
+  StopKind dueAtStart(TaskTable.Tracked t, Run started) {
+    StopKind intended = ofIntent(started.stopIntent());
+    if (intended != null) {
+      return intended;
+    }
+    if (!started.start().build().equals(ctx.config.build())) {
       return StopKind.LOST;
     }
-    return dueAtReadopt(t);
+    return dueAtReadopt(t, null);
   }
 
-  /** The stop a readopted run of this build gets: a draining daemon's, or a park's (Q9); or null. */
-  StopKind dueAtReadopt(TaskTable.Tracked t) {
+  /**
+   * The stop a readopted run of this build gets: the one its intent on record calls for (a kill, a
+   * time-out: the stop a daemon that died had begun, Q12, Q13), a draining daemon's, a park's (Q9); or null.
+   */
+  StopKind dueAtReadopt(TaskTable.Tracked t, StopIntent intent) {
+    StopKind intended = ofIntent(intent);
+    if (intended != null) {
+      return intended;
+    }
     if (stopEveryStart) {
       return StopKind.OPERATOR;
     }
     return table.parked(t) ? StopKind.PARK : null;
+  }
+
+  /** The stop a stop intent on record calls for, or null for none. */
+  static StopKind ofIntent(StopIntent intent) {
+    return intent == null ? null : intent.kill() ? StopKind.KILL : StopKind.TIMEOUT;
+  }
+
+  /**
+   * The stop of a run whose intent was just recorded (or found on record): the run remembers the
+   * intent and its stop becomes the one the intent calls for, unless one as hard is in progress.
+   */
+  void intended(TaskTable.Tracked t, StopIntent intent, long nowMonoMs) {
+    if (t.phase() instanceof RunPhase.Running r) {
+      table.transition(t, r.with(intent));
+      begin(t, ofIntent(intent), nowMonoMs);
+    }
   }
 
   /** Stops every running worker of parked tickets and lanes at a safe point (Q9); returns how many were told. */

@@ -4,8 +4,12 @@ import dev.vigil.coordination.Claim;
 import dev.vigil.coordination.Run;
 import dev.vigil.coordination.RunId;
 import dev.vigil.coordination.RunState;
+import dev.vigil.coordination.StopIntent;
+import dev.vigil.coordination.StopRequest;
 import dev.vigil.supervisor.HelloCheck;
 import dev.vigil.supervisor.StopKind;
+import dev.vigil.supervisor.TimeLimit;
+import dev.vigil.supervisor.Verdicts;
 import dev.vigil.supervisor.engine.port.ProcessExit;
 import java.util.List;
 import java.util.Map;
@@ -16,8 +20,9 @@ import java.util.Optional;
  * kept by the {@link TaskTable}. Each phase of a run has its own part: the reservation handoff
  * ({@link Handoffs}, Q3), the reconcile pass and renewal ({@link Reconciler}, C3, C4, C5, Q6),
  * recovery of runs without a live owner ({@link Recovery}, Q4, Q10, Q11, S6), settlement
- * ({@link Settling}, C6, Q1, Q2, Q5, Q7) and stops ({@link TaskStops}, Q9, S5, S6). This class
- * routes the tick, the shell's events and the worker's hello to them.
+ * ({@link Settling}, C6, Q1, Q2, Q5, Q7) and stops ({@link TaskStops}, Q9, Q12, Q13, S5, S6). This
+ * class routes the tick, the shell's events and the worker's hello to them, and decides time-outs
+ * ({@link TimeLimit}, Q12) and kills (Q13): each is recorded in the store before its first signal.
  */
 final class Tasks {
   private final Ctx ctx;
@@ -68,8 +73,8 @@ final class Tasks {
   // ---- dispatch, reconcile, the tick ----
 
   /** Launches the worker of a fresh claim (Q3), or rolls the claim back when that cannot be done. */
-  void launch(Claim.Granted g, long nowMonoMs) {
-    handoffs.launch(g, nowMonoMs);
+  void launch(Claim.Granted g, long nowMonoMs, long nowWallMs) {
+    handoffs.launch(g, nowMonoMs, nowWallMs);
   }
 
   /** The reconcile pass ({@link Reconciler}); {@code atBoot} for the boot's recovery of every live run. */
@@ -87,17 +92,60 @@ final class Tasks {
       if (p instanceof RunPhase.Handoff h) {
         handoffs.advance(t, h, nowMonoMs, nowWallMs);
       } else if (p instanceof RunPhase.Aborting a) {
-        handoffs.advanceAborting(t, a, nowMonoMs);
+        handoffs.advanceAborting(t, a, nowMonoMs, nowWallMs);
       } else if (p instanceof RunPhase.Running r) {
         // a run being stopped is looked at every tick, so its stop moves on only while its worker lives
-        if ((r.exit() != null || r.exitExpected() || r.stop() != null) && settling.settleIfDead(t, r, nowWallMs)) {
+        if ((r.exit() != null || r.exitExpected() || r.stop() != null || r.deadSinceMonoMs() >= 0)
+            && settling.settleIfDead(t, r, nowMonoMs, nowWallMs) != Settling.Look.ALIVE) {
           continue;
         }
+        timeLimit(t, nowMonoMs, nowWallMs);
         stops.advance(t, nowMonoMs);
         sendGoIfPending(t);
       } else {
         throw new AssertionError(p);
       }
+    }
+  }
+
+  /**
+   * Q12: a run whose time is up is stopped: the intent is recorded first (durable: a daemon that dies
+   * in the middle of the stop is followed by one that settles it the same way), then TERM, then KILL
+   * after the grace. Whether the run is dead is still decided by identity and reservation only.
+   */
+  private void timeLimit(TaskTable.Tracked t, long nowMonoMs, long nowWallMs) {
+    if (!(t.phase() instanceof RunPhase.Running r) || r.intent() != null
+        || !(r.limit().check(nowMonoMs) instanceof TimeLimit.Check.Expired e)) {
+      return;
+    }
+    StopRequest s = ctx.coordination.requestStop(t.run, StopIntent.TIMEOUT, Verdicts.timedOut(e.timeoutMs()), nowWallMs);
+    if (s instanceof StopRequest.Recorded rec) {
+      ctx.record(new EngineEvent.StopRequested(t.run, rec.run().stopIntent()));
+      stops.intended(t, rec.run().stopIntent(), nowMonoMs);
+    } else if (s instanceof StopRequest.Denied d) {
+      ctx.record(new EngineEvent.VerbDenied(t.run, "requestStop", d.reason().toString()));
+    } else {
+      throw new AssertionError(s);
+    }
+  }
+
+  /**
+   * Q13: records an operator's kill of {@code run} and stops it if this daemon supervises it (a
+   * claimed run is stopped instead of told go once it starts); returns the store's decision.
+   */
+  StopRequest kill(RunId run, StopIntent intent, String note, long nowMonoMs, long nowWallMs) {
+    StopRequest s = ctx.coordination.requestStop(run, intent, note, nowWallMs);
+    if (s instanceof StopRequest.Recorded rec) {
+      ctx.record(new EngineEvent.StopRequested(run, rec.run().stopIntent()));
+      table.get(run).ifPresent(t -> stops.intended(t, rec.run().stopIntent(), nowMonoMs));
+    }
+    return s;
+  }
+
+  /** A stop intent found on record for a supervised run this daemon did not know of (Q12, Q13). */
+  void intentOnRecord(TaskTable.Tracked t, StopIntent intent, long nowMonoMs) {
+    if (t.phase() instanceof RunPhase.Running r && intent != null && intent != r.intent()) {
+      stops.intended(t, intent, nowMonoMs);
     }
   }
 
@@ -136,12 +184,12 @@ final class Tasks {
         handoffs.advance(t, h, nowMonoMs, nowWallMs);
         return true;
       } else if (p instanceof RunPhase.Aborting a && exit.identity().equals(a.identity())) {
-        handoffs.advanceAborting(t, a, nowMonoMs);
+        handoffs.advanceAborting(t, a, nowMonoMs, nowWallMs);
         return true;
       } else if (p instanceof RunPhase.Running r && exit.identity().equals(r.start().identity())) {
         RunPhase.Running withExit = r.with(exit);
         table.transition(t, withExit);
-        settling.settleIfDead(t, withExit, nowWallMs);
+        settling.settleIfDead(t, withExit, nowMonoMs, nowWallMs);
         return true;
       }
     }

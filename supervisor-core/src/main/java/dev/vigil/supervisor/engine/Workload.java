@@ -52,6 +52,16 @@ public record Workload(List<EngineConfig.LaneLimit> lanes, WorkerTypes workerTyp
     return 0;
   }
 
+  /** The default time limit of {@code lane}'s runs, ms, or 0 when it has none or is not one of these lanes. */
+  public long timeoutMs(Lane lane) {
+    for (EngineConfig.LaneLimit l : lanes) {
+      if (l.lane().equals(lane)) {
+        return l.timeoutMs();
+      }
+    }
+    return 0;
+  }
+
   /** This workload with {@code type} added, or put in place of the type of its name. */
   public Workload with(WorkerTypeSpec type) {
     return new Workload(lanes, workerTypes.with(type), services);

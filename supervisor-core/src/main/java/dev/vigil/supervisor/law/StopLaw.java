@@ -10,12 +10,13 @@ import java.util.List;
  * never signals; every other stop sends TERM one grace after it began; PARK never sends KILL; LOST
  * and OPERATOR send KILL one grace after the last signal, again and again; before a relaunch a
  * worker alive one grace after a KILL is a survivor. A stop is replaced only by a harder one
- * (idle, then park, then lost or operator), whose first signal is due one grace after it began:
- * KILL if a TERM was ever sent, else TERM.
+ * (idle, then park, then lost, operator, time-out or kill), whose first signal is due one grace after
+ * it began: KILL if a TERM was ever sent, else TERM. A time-out and a kill send their first TERM as
+ * soon as they begin (Q12, Q13).
  */
 public final class StopLaw {
   private static final List<List<StopKind>> HARDNESS = List.of(List.of(StopKind.IDLE_SHUTDOWN), List.of(StopKind.PARK),
-      List.of(StopKind.LOST, StopKind.OPERATOR));
+      List.of(StopKind.LOST, StopKind.OPERATOR, StopKind.TIMEOUT, StopKind.KILL));
 
   private final boolean beforeRelaunch;
   private final long graceMs;
@@ -92,7 +93,8 @@ public final class StopLaw {
     if (!termsAt.isEmpty() && kind == StopKind.PARK) {
       return new Action.AwaitExit();
     }
-    long due = lastMark() + graceMs;
+    boolean termNow = termsAt.isEmpty() && (kind == StopKind.TIMEOUT || kind == StopKind.KILL);
+    long due = lastMark() + (termNow ? 0 : graceMs);
     if (nowMonoMs < due) {
       return new Action.Wait(due);
     }

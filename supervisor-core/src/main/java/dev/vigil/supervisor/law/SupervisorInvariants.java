@@ -163,9 +163,10 @@ public final class SupervisorInvariants {
     }
   }
 
-  private static final String STOPS = "S5, S6, Q9 stops: an idle-shutdown stop never signals; a park stop sends TERM "
-      + "and never KILL; every signal comes at least one stop grace after the stop began or after the signal before "
-      + "it; only a stop before a relaunch ends with a survivor.";
+  private static final String STOPS = "S5, S6, Q9, Q12, Q13 stops: an idle-shutdown stop never signals; a park stop "
+      + "sends TERM and never KILL; every signal comes at least one stop grace after the stop began or after the signal "
+      + "before it, but the TERM of a time-out or a kill, which comes at once; only a stop before a relaunch ends with a "
+      + "survivor.";
 
   /**
    * S5, S6, Q9: one decision of a stop in progress.
@@ -178,7 +179,8 @@ public final class SupervisorInvariants {
     check(!signal || kind.escalates(), STOPS, "an " + kind + " stop decided " + action, context);
     check(!(action instanceof Stopping.Action.Kill) || kind.kills(), STOPS, "a " + kind + " stop decided " + action,
         context);
-    check(!signal || nowMonoMs - previousMarkMonoMs >= graceMs, STOPS, action + " at " + nowMonoMs + ", only "
+    boolean termAtOnce = action instanceof Stopping.Action.Term && kind.termsAtOnce();
+    check(!signal || termAtOnce || nowMonoMs - previousMarkMonoMs >= graceMs, STOPS, action + " at " + nowMonoMs + ", only "
         + (nowMonoMs - previousMarkMonoMs) + " ms after " + previousMarkMonoMs + " (grace " + graceMs + " ms)", context);
     check(!(action instanceof Stopping.Action.Survivor) || beforeRelaunch, STOPS,
         "a survivor of a stop that no relaunch follows", context);
@@ -207,7 +209,10 @@ public final class SupervisorInvariants {
 
   /** Q1, Q2, Q5: the verdict of one ended run. */
   public static void q1q2VerdictOfAnEndedRun(Verdicts.Ending ending, Verdicts.Judgement j, String context) {
-    if (ending.outcome() instanceof Verdicts.Outcome.Written w) {
+    if (ending.intent() != null) {
+      Verdict expected = ending.intent().kill() ? Verdict.KILLED : Verdict.FAILED;
+      check(j.verdict() == expected, Q12_Q13, "a run stopped by " + ending.intent() + " settled " + j.verdict(), context);
+    } else if (ending.outcome() instanceof Verdicts.Outcome.Written w) {
       check(j.verdict() == w.verdict(), Q1_Q2, "the worker wrote " + w.verdict() + " but the verdict is " + j.verdict(),
           context);
     } else {
@@ -219,6 +224,9 @@ public final class SupervisorInvariants {
           Q1_Q2, "the diagnosis " + j.diagnosis() + " does not say what was found", context);
     }
   }
+
+  private static final String Q12_Q13 = "Q12/Q13: a run stopped for its time limit settles FAILED (an attempt spent); a "
+      + "killed run settles KILLED (none spent), whatever it wrote.";
 
   /** S7: after an attach a view has shown exactly one notice per stored restore. */
   public static void s7OneNoticePerRestore(List<Notice> everShown, List<Notice> stored, String context) {

@@ -7,7 +7,9 @@ import dev.vigil.supervisor.Verdicts.Judgement;
 import dev.vigil.supervisor.Verdicts.Outcome;
 
 /**
- * Q1, Q2 and Q5 for one ended run as written: a worker's own outcome is its verdict; without one,
+ * Q1, Q2, Q5, Q12 and Q13 for one ended run as written: a kill on record is KILLED, a time-out on
+ * record is FAILED "timed out after …", whatever the worker wrote; else a worker's own outcome is
+ * its verdict; without one,
  * a stop by this daemon that could leave work behind (park, another build, an operator; never the
  * idle shutdown, which reaches only idle workers) or a worker never told to go costs no attempt
  * (STALLED now); anything else is LOST. The diagnosis says how the worker ended and why.
@@ -17,13 +19,20 @@ public final class VerdictLaw {
 
   /** The judgement for {@code e} at {@code nowWallMs}. */
   public static Judgement decide(Ending e, long nowWallMs) {
+    if (e.intent() == dev.vigil.coordination.StopIntent.KILL || e.intent() == dev.vigil.coordination.StopIntent.KILL_RETRY
+        || e.intent() == dev.vigil.coordination.StopIntent.KILL_HOLD) {
+      return new Judgement.Killed("killed by an operator");
+    }
+    if (e.intent() == dev.vigil.coordination.StopIntent.TIMEOUT) {
+      return new Judgement.TimedOut("timed out after " + dev.vigil.supervisor.Durations.format(e.timeoutMs()));
+    }
     if (e.outcome() instanceof Outcome.Written w) {
       return new Judgement.Reported(w.verdict(), w.verdict() == Verdict.STALLED ? w.stallUntilWallMs() : 0, w.note());
     }
     String diagnosis = ((Outcome.Missing) e.outcome()).diagnosis();
     String how = e.exit() == null ? "unknown" : e.exit().toString();
     boolean stoppedLeavingWork = e.stoppedBy() == StopKind.PARK || e.stoppedBy() == StopKind.LOST
-        || e.stoppedBy() == StopKind.OPERATOR;
+        || e.stoppedBy() == StopKind.OPERATOR || e.stoppedBy() == StopKind.TIMEOUT || e.stoppedBy() == StopKind.KILL;
     if (stoppedLeavingWork) {
       return new Judgement.StoppedWithoutOutcome(nowWallMs, String.format(
           "worker ended (%s) after a %s stop without an outcome (%s): work left resumable, no attempt spent",
@@ -36,7 +45,7 @@ public final class VerdictLaw {
     return new Judgement.Lost(String.format("worker ended (%s) without an outcome: %s", how, diagnosis));
   }
 
-  /** Whether a settlement with {@code v} spends an attempt (Q1, Q2). */
+  /** Whether a settlement with {@code v} spends an attempt (Q1, Q2, Q13). */
   public static boolean spendsAnAttempt(Verdict v) {
     return v == Verdict.FAILED || v == Verdict.LOST;
   }

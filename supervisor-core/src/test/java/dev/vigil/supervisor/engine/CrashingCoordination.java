@@ -115,8 +115,8 @@ final class CrashingCoordination implements Coordination {
   }
 
   @Override
-  public AbortClaim abortClaim(RunId run, OwnerId owner, String why) {
-    return verb("abortClaim", () -> inner.abortClaim(run, owner, why));
+  public AbortClaim abortClaim(RunId run, OwnerId owner, String why, long nowMs) {
+    return verb("abortClaim", () -> inner.abortClaim(run, owner, why, nowMs));
   }
 
   @Override
@@ -160,13 +160,29 @@ final class CrashingCoordination implements Coordination {
   }
 
   @Override
-  public Control hold(TicketId ticket, String reason) {
-    return verb("hold", () -> inner.hold(ticket, reason));
+  public Control hold(TicketId ticket, String reason, long nowMs) {
+    return verb("hold", () -> inner.hold(ticket, reason, nowMs));
   }
 
   @Override
-  public Control release(TicketId ticket) {
-    return verb("release", () -> inner.release(ticket));
+  public Control release(TicketId ticket, java.util.OptionalInt moreAttempts) {
+    return verb("release", () -> inner.release(ticket, moreAttempts));
+  }
+
+  @Override
+  public dev.vigil.coordination.Retry retry(TicketId original, long nowMs) {
+    return verb("retry", () -> inner.retry(original, nowMs));
+  }
+
+  @Override
+  public dev.vigil.coordination.StopRequest requestStop(RunId run, dev.vigil.coordination.StopIntent intent,
+                                                       String note, long nowMs) {
+    return verb("requestStop", () -> inner.requestStop(run, intent, note, nowMs));
+  }
+
+  @Override
+  public dev.vigil.coordination.Event serviceGivenUp(String service, String why, long nowMs) {
+    return verb("serviceGivenUp", () -> inner.serviceGivenUp(service, why, nowMs));
   }
 
   @Override

@@ -96,6 +96,20 @@ class EnginePropertiesTest {
   }
 
   @Test
+  void Q12_Q13_timeLimitsAndKillsAmongCrashes_stopOnce_settleOnce_andNeverDoubleSpawn() {
+    simulate("Q12 Q13", Simulation.Profile.STOPS, 600).assertSaw(
+        "every ticket settled", "stop requested TIMEOUT", "stop requested KILL", "stop requested KILL_RETRY",
+        "stop requested KILL_HOLD", "stop TIMEOUT task", "stop KILL task", "timed-out run settled FAILED",
+        "settled KILLED", "killed run settled: ticket CANCELLED", "killed run settled: ticket READY",
+        "killed run settled: ticket HELD", "kill Killing", "kill Denied", "killed while claimed", "killed while RUNNING",
+        "verb crash at requestStop before commit", "verb crash at requestStop after commit", "daemon crash",
+        "a kill resumed by a later daemon", "a time-out resumed by a later daemon",
+        "Q13: a kill settled by a later daemon than the one that started the run",
+        "Q12: a time-out settled by a later daemon than the one that started the run", "hung task worker ignored TERM",
+        "signal KILL sent", "go");
+  }
+
+  @Test
   void aSimulationIsDeterministicForItsSeed() {
     for (long seed : new long[] {1, -7, 424_242}) {
       assertEquals(Simulation.replay("MIXED", seed).seen().snapshot(), Simulation.replay("MIXED", seed).seen().snapshot());

@@ -8,7 +8,9 @@ import dev.vigil.coordination.RetryPolicy;
 import dev.vigil.coordination.Run;
 import dev.vigil.coordination.RunId;
 import dev.vigil.coordination.RunQuery;
+import dev.vigil.coordination.RunSpec;
 import dev.vigil.coordination.RunState;
+import dev.vigil.coordination.StopIntent;
 import dev.vigil.coordination.Ticket;
 import dev.vigil.coordination.TicketId;
 import dev.vigil.coordination.TicketQuery;
@@ -19,6 +21,7 @@ import dev.vigil.coordination.law.LeaseLaw;
 import dev.vigil.supervisor.StopKind;
 import dev.vigil.supervisor.TimeoutLattice.Timeout;
 import dev.vigil.supervisor.TimeoutLattice;
+import dev.vigil.supervisor.law.TimeLimitLaw;
 import dev.vigil.supervisor.engine.port.LaunchRequest;
 import dev.vigil.supervisor.engine.port.OutcomeRecord;
 import dev.vigil.supervisor.engine.port.Ports;
@@ -42,8 +45,8 @@ import java.util.function.Function;
  * operating system, a simulated clock, and a seeded generator mixing submissions, worker exits and
  * crashes, hangs, forks and stalls, daemon crashes at any coordination verb (the engine instance is
  * thrown away and a new owner boots over the same store, processes and directories), builds
- * changing between boots, quiesce rounds, parks, operator verbs and clock jumps. Then the faults
- * stop and every ticket must settle.
+ * changing between boots, quiesce rounds, parks, operator verbs, time limits and kills, and clock
+ * jumps. Then the faults stop and every ticket must settle.
  *
  * <p>After every step it checks {@link CoordinationInvariants} and the engine's own laws:
  *
@@ -54,6 +57,9 @@ import java.util.function.Function;
  *       its reservation is free, whatever the clocks say; a clock leap changes no liveness verdict;
  *   <li>Q1, Q2, Q5: every settlement's verdict is the one the worker's fate calls for, so attempts
  *       are charged exactly (a stall, a stop by the daemon, a worker that never began cost nothing);
+ *   <li>Q12, Q13: a time-out and a kill are on record before their stop begins; a timed-out run
+ *       settles FAILED and a killed one KILLED, each run exactly once, however many crashes fall in
+ *       between, and the ticket of a killed run goes where the kill said;
  *   <li>Q9, Q11, D4, S6: every stop and signal has its reason (a park, another build, an operator,
  *       a quiesce), so a restart stops, settles and charges no live worker;
  *   <li>S5: an idle shutdown stops only when no worker has work, and never signals a worker with work;
@@ -111,7 +117,14 @@ final class Simulation {
     /** Hold, release or cancel a ticket. */
     HOLD,
     /** A live worker's reservation lock is lost (its file deleted): only its identity speaks. */
-    LOCK_LOSS
+    LOCK_LOSS,
+    /**
+     * Chance that a submission has a time limit of its own (0.5-9 s); when above 0, lane b also has a
+     * default limit of 9 s (Q12).
+     */
+    TIMEOUT,
+    /** An operator kills a ticket's live run (Q13), with retry, hold or neither. */
+    KILL
   }
 
   /** A mix of events; {@code steps} faulty steps, then the quiet phase. */
@@ -136,11 +149,11 @@ final class Simulation {
         Knob.LAUNCH_CRASH, 1, Knob.NEW_BUILD, 30, Knob.PARK, 3, Knob.SERVICE_CONTROL, 3, Knob.PAUSE, 2,
         Knob.SHUTDOWN_IDLE, 2, Knob.SHUTDOWN_STOP, 1, Knob.WALL_JUMP, 2, Knob.MONO_JUMP, 1, Knob.LEAP, 3,
         Knob.SERVICES, 60, Knob.SERVICE_WORK, 8, Knob.SERVICE_CRASH, 25, Knob.LAUNCH_FAILURE, 2, Knob.HOLD, 2,
-        Knob.LOCK_LOSS, 2);
+        Knob.LOCK_LOSS, 2, Knob.TIMEOUT, 10, Knob.KILL, 2);
     /** Daemon crashes at every kind of point, one build: restarts must keep live workers (Q11, D4). */
     static final Profile CRASHES = of("CRASHES", Knob.SUBMIT, 22, Knob.KILL_WORKER, 1, Knob.CRASH, 5,
         Knob.VERB_CRASH, 6, Knob.LAUNCH_CRASH, 2, Knob.SERVICE_CONTROL, 1, Knob.SERVICES, 50, Knob.SERVICE_WORK, 6,
-        Knob.SERVICE_CRASH, 10, Knob.HOLD, 1, Knob.LOCK_LOSS, 1);
+        Knob.SERVICE_CRASH, 10, Knob.HOLD, 1, Knob.LOCK_LOSS, 1, Knob.TIMEOUT, 10, Knob.KILL, 2);
     /** Builds change at many boots (S6). */
     static final Profile BUILDS = of("BUILDS", Knob.SUBMIT, 20, Knob.KILL_WORKER, 1, Knob.CRASH, 4, Knob.VERB_CRASH, 2,
         Knob.LAUNCH_CRASH, 1, Knob.NEW_BUILD, 60, Knob.PARK, 1, Knob.SERVICE_CONTROL, 1, Knob.SHUTDOWN_IDLE, 1,
@@ -161,8 +174,13 @@ final class Simulation {
         Knob.SHUTDOWN_STOP, 1, Knob.WALL_JUMP, 1, Knob.MONO_JUMP, 1, Knob.SERVICES, 100, Knob.SERVICE_WORK, 12,
         Knob.SERVICE_CRASH, 300, Knob.LAUNCH_FAILURE, 15, Knob.HOLD, 1);
 
+    /** Time limits and kills among daemon crashes at every kind of point, hand starts among them (Q12, Q13). */
+    static final Profile STOPS = of("STOPS", Knob.SUBMIT, 24, Knob.KILL_WORKER, 1, Knob.CRASH, 4, Knob.VERB_CRASH, 7,
+        Knob.LAUNCH_CRASH, 2, Knob.NEW_BUILD, 10, Knob.PARK, 1, Knob.WALL_JUMP, 1, Knob.HOLD, 3, Knob.LOCK_LOSS, 1,
+        Knob.TIMEOUT, 45, Knob.KILL, 9);
+
     static Profile named(String name) {
-      for (Profile p : List.of(MIXED, CRASHES, BUILDS, CLOCKS, SHUTDOWNS, SERVICES)) {
+      for (Profile p : List.of(MIXED, CRASHES, BUILDS, CLOCKS, SHUTDOWNS, SERVICES, STOPS)) {
         if (p.name.equals(name)) {
           return p;
         }
@@ -178,6 +196,9 @@ final class Simulation {
   static final Lane LANE_B = new Lane("b");
   static final List<EngineConfig.LaneLimit> LANES =
       List.of(new EngineConfig.LaneLimit(LANE_A, 2), new EngineConfig.LaneLimit(LANE_B, 1));
+  /** The lanes when the profile times runs out: lane b has a default limit (Q12). */
+  static final List<EngineConfig.LaneLimit> TIMED_LANES =
+      List.of(new EngineConfig.LaneLimit(LANE_A, 2), new EngineConfig.LaneLimit(LANE_B, 1, 9_000));
   static final WorkerTypes TYPES = WorkerTypes.of(WorkerTypeSpec.declared("cmd", "sim.Cmd", List.of()),
       WorkerTypeSpec.declared("py", "sim.Py", List.of()));
   private static final int QUIET_STEPS = 2_400;
@@ -235,6 +256,9 @@ final class Simulation {
   private final Map<RunId, Integer> startedBy = new HashMap<>();
   private final Map<RunId, Set<Integer>> stoppedBy = new HashMap<>();
   private final Set<RunId> readopted = new HashSet<>();
+  /** Runs settled so far: each exactly once (C8, Q13), across every incarnation. */
+  private final Set<RunId> settledRuns = new HashSet<>();
+  private final List<EngineConfig.LaneLimit> lanes;
   private final List<String> keys = List.of("k1", "k2", "k3", "k4");
 
   /** One daemon incarnation. */
@@ -254,6 +278,8 @@ final class Simulation {
     final Set<WorkerKey> escalating = new HashSet<>();
     final Set<WorkerKey> killing = new HashSet<>();
     final Set<WorkerKey> serviceSignals = new HashSet<>();
+    /** The time limit of every run this incarnation started or took over, as its law model counts it (Q12). */
+    final Map<RunId, TimeLimitLaw> limits = new HashMap<>();
     long lastPublishMono = Long.MIN_VALUE;
 
     Inc(int n, String build) {
@@ -271,6 +297,7 @@ final class Simulation {
     this.rng = new SplittableRandom(seed);
     this.seen = new Tally(profile.name);
     this.world = new SimWorld(law, TIMEOUTS, this::violated, seen, 1_000_000, 1_700_000_000_000L);
+    this.lanes = profile.pct(Knob.TIMEOUT) > 0 ? TIMED_LANES : LANES;
     List<ServiceSpec> svcs = new ArrayList<>();
     if (rng.nextInt(100) < profile.pct(Knob.SERVICES)) {
       svcs.add(new ServiceSpec("idx", "cmd", "{}", ServiceSpec.Activation.ALWAYS));
@@ -397,7 +424,7 @@ final class Simulation {
     Inc i = new Inc(incarnations, build);
     inc = i;
     EngineConfig config = new EngineConfig(i.owner, "sim", i.build, "1.0." + builds, 1,
-        new Workload(LANES, TYPES, services), TIMEOUTS);
+        new Workload(lanes, TYPES, services), TIMEOUTS);
     Ports ports = new Ports(coordination, world.processesOf(i.proc), world.directories, world.channel,
         s -> published(i, s), e -> journal(i, e));
     try {
@@ -559,6 +586,9 @@ final class Simulation {
     if (up() && rng.nextInt(100) < profile.pct(Knob.HOLD)) {
       holdReleaseCancel();
     }
+    if (profile.pct(Knob.KILL) > 0 && up() && rng.nextInt(100) < profile.pct(Knob.KILL)) {
+      kill();
+    }
     if (up() && rng.nextInt(100) < profile.pct(Knob.PAUSE)) {
       command(rng.nextBoolean() ? new Command.Pause() : new Command.Resume());
     }
@@ -635,6 +665,9 @@ final class Simulation {
     long notBefore = rng.nextInt(5) == 0 ? world.wallMs + rng.nextInt(10_000) : 0;
     String key = rng.nextInt(10) == 0 ? keys.get(rng.nextInt(keys.size())) : null;
     NewTicket n = new NewTicket(lane, type, "{\"n\":" + step + "}", 1 + rng.nextInt(4), rng.nextInt(3), notBefore, key);
+    if (profile.pct(Knob.TIMEOUT) > 0 && rng.nextInt(100) < profile.pct(Knob.TIMEOUT)) {
+      n = n.withSpec(RunSpec.DEFAULT.withTimeout(500 + rng.nextInt(8_500)));
+    }
     Reply r = command(new Command.Submit(n));
     if (r == null) {
       return;
@@ -683,6 +716,29 @@ final class Simulation {
       if (r instanceof Reply.TicketChanged c && !c.note().isEmpty()) {
         seen.saw("park reached a live worker");
       }
+    }
+  }
+
+  /** {@code vigil kill} (Q13): a live run is killed; a ticket without one is refused and nothing changes. */
+  private void kill() {
+    List<Ticket> leased = law.tickets(TicketQuery.all().inState(TicketState.LEASED));
+    TicketId t = leased.isEmpty() || rng.nextInt(6) == 0 ? someTicket() : leased.get(rng.nextInt(leased.size())).id();
+    StopIntent intent = List.of(StopIntent.KILL, StopIntent.KILL_RETRY, StopIntent.KILL_HOLD).get(rng.nextInt(3));
+    Optional<Lease> lease = law.lease(t);
+    Optional<Run> before = lease.flatMap(l -> law.run(l.run()));
+    Reply r = command(new Command.Kill(t, null, intent));
+    if (r == null) {
+      return;
+    }
+    seen.saw("kill " + r.getClass().getSimpleName());
+    if (r instanceof Reply.Killing k) {
+      expect(before.isPresent() && k.run().id().equals(before.get().id()), "a kill names the ticket's live run", r);
+      StopIntent onRecord = law.run(k.run().id()).map(Run::stopIntent).orElse(null);
+      expect(onRecord != null && onRecord.kill(), "Q13: a kill is on record before anything else happens", r);
+      seen.saw(before.get().state() == RunState.CLAIMED ? "killed while claimed" : "killed while " + before.get().state());
+    } else {
+      expect(before.isEmpty() || before.get().state() == RunState.EXITED, "a kill is refused only for a ticket "
+          + "without a live run (or one whose exit is taken)", r);
     }
   }
 
@@ -903,7 +959,7 @@ final class Simulation {
     for (Ticket t : law.tickets(TicketQuery.all().inState(TicketState.LEASED))) {
       occupied.merge(t.lane(), 1, Integer::sum);
     }
-    for (EngineConfig.LaneLimit l : LANES) {
+    for (EngineConfig.LaneLimit l : lanes) {
       if (occupied.getOrDefault(l.lane(), 0) > l.concurrency()) {
         violated("Q11 slots from live workers: lane " + l.lane() + " has " + occupied.get(l.lane()) + " live runs, limit "
             + l.concurrency());
@@ -920,11 +976,34 @@ final class Simulation {
       if (r.action() == EngineEvent.RecoveryAction.READOPT) {
         readopted.add(r.run());
       }
+      if (r.action() == EngineEvent.RecoveryAction.READOPT || r.action() == EngineEvent.RecoveryAction.STOP_OTHER_BUILD) {
+        Run run = law.run(r.run()).orElseThrow();
+        i.limits.put(r.run(), TimeLimitLaw.takenOver(run.start().timeoutMs(), run.start().startedAtMs(), world.monoMs,
+            world.wallMs));
+        if (run.stopIntent() != null) {
+          seen.saw("a " + (run.stopIntent().kill() ? "kill" : "time-out") + " resumed by a later daemon");
+        }
+      }
     } else if (e instanceof EngineEvent.Started s) {
       startedBy.put(s.run(), i.n);
+      law.run(s.run()).ifPresent(r -> i.limits.put(s.run(), TimeLimitLaw.started(r.start().timeoutMs(), world.monoMs)));
       if (!world.reserved(new WorkerKey.Task(s.run())) || !world.isAlive(s.identity())) {
         violated("Q3 running before execution: " + s.run() + " started before its worker " + s.identity()
             + " held its reservation");
+      }
+    } else if (e instanceof EngineEvent.StopRequested sr) {
+      seen.saw("stop requested " + sr.intent());
+      Run r = law.run(sr.run()).orElseThrow();
+      if (r.stopIntent() == null || (sr.intent() == StopIntent.TIMEOUT && r.stopIntent() != StopIntent.TIMEOUT)) {
+        violated("Q12/Q13: a stop was requested (" + sr.intent() + ") but the store records " + r.stopIntent());
+      }
+      if (sr.intent() == StopIntent.TIMEOUT) {
+        // Q12 as its law model has it, on the clocks of the incarnation that decided
+        TimeLimitLaw limit = i.limits.get(sr.run());
+        if (limit == null || !limit.up(world.monoMs)) {
+          violated("Q12: " + sr.run() + " was timed out by d" + i.n + " before its time was up (limit "
+              + r.start().timeoutMs() + " ms, started at wall " + r.start().startedAtMs() + ", now " + world.wallMs + ")");
+        }
       }
     } else if (e instanceof EngineEvent.StopBegun s) {
       stopBegun(i, s.key(), s.kind());
@@ -987,6 +1066,9 @@ final class Simulation {
 
   private void stopBegun(Inc i, WorkerKey key, StopKind kind) {
     seen.saw("stop " + kind + (key instanceof WorkerKey.Task ? " task" : " service"));
+    if (kind.termsAtOnce()) {
+      world.stoppingBeforeIdleShutdown.add(key); // its signals are the time-out's or the kill's, not an idle shutdown's
+    }
     if (kind.escalates()) {
       i.escalating.add(key);
     }
@@ -1001,6 +1083,9 @@ final class Simulation {
         case LOST -> r.start() != null && !r.start().build().equals(i.build);
         case OPERATOR -> i.stopWorkers;
         case IDLE_SHUTDOWN -> i.roundStopAll;
+        // Q12, Q13: the intent is on record before the stop begins (and a time-out needs a limit)
+        case TIMEOUT -> r.stopIntent() == StopIntent.TIMEOUT && r.start() != null && r.start().timeoutMs() > 0;
+        case KILL -> r.stopIntent() != null && r.stopIntent().kill();
       };
       if (!ok) {
         violated("Q11/D4: a restart stops no live run: " + kind + " stop of " + t.run() + " without its reason (ticket "
@@ -1017,7 +1102,7 @@ final class Simulation {
             || (!w.welcomedBy.contains(i.n) && world.monoMs - i.bootMono >= TIMEOUTS.ms(Timeout.LAUNCH_HANDOFF));
         case OPERATOR -> i.stopWorkers || i.serviceStops.contains(s.service());
         case IDLE_SHUTDOWN -> i.roundStopAll && (w == null || w.answeredQuiesced);
-        case PARK -> false;
+        case PARK, TIMEOUT, KILL -> false;
       };
       if (!ok) {
         violated("S6/D4: " + kind + " stop of " + key + " without its reason (worker build " + (w == null ? "-" : w.build)
@@ -1079,10 +1164,38 @@ final class Simulation {
       return;
     }
     requireDead(s.run(), "C5: settled " + s.run());
+    if (!settledRuns.add(s.run())) {
+      violated("C8/Q13: run " + s.run() + " was settled twice");
+    }
     Verdict expected;
     OutcomeRecord o = w.wrote;
     boolean stoppedBySettler = stoppedBy.getOrDefault(s.run(), Set.of()).contains(i.n);
-    if (o instanceof OutcomeRecord.Written written) {
+    if (r.stopIntent() != null && r.stopIntent().kill()) {
+      expected = Verdict.KILLED;
+      Ticket t = law.ticket(s.run().ticket()).orElseThrow();
+      TicketState where = switch (r.stopIntent()) {
+        case KILL -> TicketState.CANCELLED;
+        case KILL_RETRY -> r.handStarted() ? TicketState.HELD : TicketState.READY;
+        case KILL_HOLD -> TicketState.HELD;
+        case TIMEOUT -> throw new AssertionError();
+      };
+      if (t.state() != where && !(where == TicketState.READY && t.state() == TicketState.LEASED)) {
+        violated("Q13: killed run " + s.run() + " (" + r.stopIntent() + ") left its ticket " + t.state());
+      }
+      seen.saw("killed run settled: ticket " + where);
+      if (startedBy.get(s.run()) != null && startedBy.get(s.run()) != i.n) {
+        seen.saw("Q13: a kill settled by a later daemon than the one that started the run");
+      }
+    } else if (r.stopIntent() == StopIntent.TIMEOUT) {
+      expected = Verdict.FAILED;
+      seen.saw("timed-out run settled FAILED");
+      if (!("timed out after " + dev.vigil.supervisor.Durations.format(r.start().timeoutMs())).equals(s.diagnosis())) {
+        violated("Q12: timed-out run " + s.run() + " settled with diagnosis " + s.diagnosis());
+      }
+      if (startedBy.get(s.run()) != null && startedBy.get(s.run()) != i.n) {
+        seen.saw("Q12: a time-out settled by a later daemon than the one that started the run");
+      }
+    } else if (o instanceof OutcomeRecord.Written written) {
       expected = written.verdict();
       seen.saw("verdict from the worker's outcome");
       if (readopted.contains(s.run()) && w.gotGo) {

@@ -91,7 +91,7 @@ public final class DiskRunDirectories implements RunDirectories {
     if (read instanceof OutcomeRead.Recorded rec) {
       Outcome o = rec.outcome().outcome();
       long until = o instanceof Outcome.Stalled s ? s.untilMs() : 0;
-      return new OutcomeRecord.Written(o.verdict(), until, o.detail());
+      return new OutcomeRecord.Written(o.verdict(), until, o.detail(), rec.outcome().exit());
     } else if (read instanceof OutcomeRead.None none) {
       return Files.exists(dir.file(RunDirectory.OUTCOME))
           ? new OutcomeRecord.Corrupt(none.diagnosis())

@@ -10,6 +10,7 @@ import dev.vigil.supervisor.engine.port.LaunchRequest;
 import dev.vigil.supervisor.engine.port.ProcessExit;
 import dev.vigil.supervisor.engine.port.ProcessTable;
 import dev.vigil.supervisor.engine.port.Signal;
+import dev.vigil.worker.host.RunSettings;
 import dev.vigil.worker.host.WorkerArgs;
 import dev.vigil.worker.internal.Json;
 import dev.vigil.worker.process.GroupSignal;
@@ -39,7 +40,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A launch writes the payload into the worker's directory, gives the worker a fresh run token
  * in its environment only (C9) and reports the token's SHA-256; the worker itself writes its
- * identity, build and token hash to {@code identity.json} once it holds its reservation (Q3).
+ * identity, build and token hash to {@code identity.json} once it holds its reservation (Q3). The
+ * directory and environment recorded with a task's ticket go in its environment too
+ * ({@link RunSettings#ENV}), never into a file or its command line.
  *
  * <p>Threading: {@link #launch} waits only until the new process leads its group (milliseconds);
  * every other method is a {@code /proc} read or a {@code kill}. Exits of launched workers are
@@ -96,6 +99,10 @@ public final class OsProcessTable implements ProcessTable {
     String token = RunToken.generate();
     Map<String, String> env = LaunchSpec.baseEnvironment();
     env.put(RunToken.ENV, token);
+    RunSettings settings = RunSettings.of(r.spec().workDir(), r.spec().env());
+    if (!settings.none()) {
+      env.put(RunSettings.ENV, settings.encode());
+    }
     List<String> command = args.command(Path.of(System.getProperty("java.home"), "bin", "java"),
         WorkerArgs.FAST_START_FLAGS, classpathOf(r.type()));
     LaunchedWorker w;

@@ -25,17 +25,27 @@ import java.util.Optional;
  *  "stallCode": 75,              exit code that means "stalled" (a quota was hit), default the
  *                                type's configured stallExitCode
  *  "stallFor": "1m",             how long a stall holds the ticket back, default 1m
- *  "cwd": "/path",               working directory, default the run directory
- *  "env": {"NAME": "value"}}     added to the host's environment
+ *  "cwd": "/path",               working directory when the ticket recorded none, default the run
+ *                                directory
+ *  "env": {"NAME": "value"}}     added to the environment
  * </pre>
  *
  * <ol>
+ *   <li>Where and with what: the directory and the whole environment recorded with the ticket at
+ *       submission ({@link WorkContext#workingDirectory()}, {@link WorkContext#environment()}), when
+ *       recorded; else the payload's {@code cwd} (or the run directory) and the host's small default
+ *       environment. A recorded directory that is gone → BLOCKED, naming it (no attempt spent, the
+ *       ticket is held), and nothing runs.
  *   <li>Exit 0 → SUCCEEDED; exit {@code stallCode} → STALLED until now + {@code stallFor} (Q2); any
- *       other status → FAILED. A bad payload → PERMANENT_FAILURE, and nothing runs.
+ *       other status → FAILED. A bad payload → PERMANENT_FAILURE, and nothing runs; a command that
+ *       cannot be executed (not found, not executable) → PERMANENT_FAILURE with the system's reason.
+ *   <li>The child's exit code, or the signal that ended it (a status above 128, as shells report
+ *       it), is reported to the host ({@link WorkContext#processEnded}): it is the run's exit as
+ *       shown everywhere.
  *   <li>The child stays in the host's process group, so the daemon's group TERM/KILL reaches it and
  *       its descendants; stdin is {@code /dev/null}, stdout/stderr are the host's run-directory logs.
  *   <li>The child never sees the run token: {@code VIGIL_RUN_TOKEN} is removed from its
- *       environment (C9).
+ *       environment (C9), as is {@value RunSettings#ENV}.
  *   <li>The child is work ({@code unsettled child}) until it exits; on a stop request it gets TERM,
  *       then KILL after the child drain.
  * </ol>
@@ -118,6 +128,17 @@ final class CommandWorker implements WorkerType {
     return new Spec(a, stallCode, stallFor, cwd, env);
   }
 
+  /** The system's reason a program could not be started, e.g. "No such file or directory". */
+  static String reason(java.io.IOException e) {
+    String m = String.valueOf(e.getMessage());
+    int i = m.indexOf("error=");
+    if (i >= 0) {
+      int comma = m.indexOf(", ", i);
+      return comma >= 0 ? m.substring(comma + 2) : m.substring(i);
+    }
+    return m;
+  }
+
   @Override
   public Outcome run(WorkContext ctx) throws Exception {
     Spec spec;
@@ -126,18 +147,28 @@ final class CommandWorker implements WorkerType {
     } catch (IllegalArgumentException e) {
       return ctx.permanentFailure(e.getMessage());
     }
+    Optional<Path> recorded = ctx.workingDirectory();
+    if (recorded.isPresent() && !java.nio.file.Files.isDirectory(recorded.get())) {
+      return ctx.blocked("the working directory " + recorded.get() + " is gone");
+    }
     ProcessBuilder pb = new ProcessBuilder(spec.argv())
-        .directory(spec.cwd().orElse(ctx.runDirectory()).toFile())
+        .directory(recorded.or(spec::cwd).orElse(ctx.runDirectory()).toFile())
         .redirectInput(Redirect.from(new File("/dev/null")))
         .redirectOutput(Redirect.INHERIT)
         .redirectError(Redirect.INHERIT);
+    Optional<Map<String, String>> env = ctx.environment();
+    if (env.isPresent()) {
+      pb.environment().clear();
+      pb.environment().putAll(env.get());
+    }
     pb.environment().remove(RunToken.ENV);
+    pb.environment().remove(RunSettings.ENV);
     pb.environment().putAll(spec.env());
     Process child;
     try {
       child = pb.start();
     } catch (java.io.IOException e) {
-      return ctx.failed("cannot start " + spec.argv().get(0) + ": " + e.getMessage());
+      return ctx.permanentFailure("cannot run " + spec.argv().get(0) + ": " + reason(e));
     }
     Optional<WorkContext.Work> work = ctx.busy(WorkSet.Kind.UNSETTLED_CHILD, "pid " + child.pid());
     ctx.addListener(new WorkContext.Listener() {
@@ -157,6 +188,11 @@ final class CommandWorker implements WorkerType {
     }
     int status = child.waitFor();
     work.ifPresent(WorkContext.Work::close);
+    if (status > 128 && status <= 128 + 64) {
+      ctx.processEnded(null, status - 128);
+    } else {
+      ctx.processEnded(status, null);
+    }
     if (status == 0) {
       return ctx.succeeded("exit code 0");
     }

@@ -57,8 +57,10 @@ import java.util.function.UnaryOperator;
  *   <li>Quiesce (S5): the gate answers {@code quiesced} (closed) or {@code busy}; {@code release}
  *       or the quiesce hold reopens it; the socket {@code stop} is the idle-shutdown stop, refused
  *       with {@code busy} while there is work.
- *   <li>Outcome: written durably to {@code outcome.json}, then reported (effect before receipt);
- *       exit {@link #DONE}.
+ *   <li>Outcome: written durably to {@code outcome.json} (with the exit code or signal of the
+ *       command the run stands for, when the type reported one), then reported (effect before
+ *       receipt); exit with the command's own status (its code, or 128 + its signal), else
+ *       {@link #DONE}.
  *   <li>Supervisor lost (S4): keep working and reconnecting; after one {@code lostExit} window
  *       (two with work in flight) record busy if there is work, end this process's children and
  *       exit {@link #ORPHANED} without an outcome, so the work stays resumable. {@code adopt-denied}
@@ -93,6 +95,9 @@ final class Host {
   private final WorkerArgs args;
   private final RunDirectory dir;
   private final String token;
+  private final RunSettings settings;
+  /** The command's end as the type reported it ({@link WorkContext#processEnded}), or null. */
+  private volatile dev.vigil.coordination.RunExit processEnd;
   private final long handoffMs;
   private final long teardownMs;
   private final long childDrainMs;
@@ -124,8 +129,13 @@ final class Host {
   private volatile boolean selfExit;
 
   Host(WorkerArgs args, String token) {
+    this(args, token, RunSettings.NONE);
+  }
+
+  Host(WorkerArgs args, String token, RunSettings settings) {
     this.args = args;
     this.token = token;
+    this.settings = settings;
     this.dir = RunDirectory.of(args.home(), args.run());
     TimeoutLattice t = args.lattice();
     this.handoffMs = t.ms(Timeout.LAUNCH_HANDOFF);
@@ -246,8 +256,9 @@ final class Host {
       }
       writingOutcome = true;
     }
+    dev.vigil.coordination.RunExit end = processEnd;
     try {
-      dir.writeOutcome(new RecordedOutcome(args.run(), outcome, System.currentTimeMillis()));
+      dir.writeOutcome(new RecordedOutcome(args.run(), outcome, System.currentTimeMillis(), end));
     } catch (IOException e) {
       HostLog.info("cannot write outcome.json (" + outcome.verdict() + "): " + e);
       return FAILED;
@@ -264,7 +275,15 @@ final class Host {
         client.close();
       }
     }
-    return DONE;
+    return statusOf(end);
+  }
+
+  /** This host's exit status once its outcome is written: the command's own (code, or 128 + signal), else DONE. */
+  static int statusOf(dev.vigil.coordination.RunExit end) {
+    if (end == null) {
+      return DONE;
+    }
+    return end.exitCode() != null ? end.exitCode() : end.signal() != null ? Math.min(255, 128 + end.signal()) : DONE;
   }
 
   // ------------------------------------------------------------------ handoff
@@ -725,6 +744,21 @@ final class Host {
     @Override
     public Path runDirectory() {
       return dir.path();
+    }
+
+    @Override
+    public Optional<Path> workingDirectory() {
+      return settings.workDir();
+    }
+
+    @Override
+    public Optional<java.util.Map<String, String>> environment() {
+      return settings.env();
+    }
+
+    @Override
+    public void processEnded(Integer exitCode, Integer signal) {
+      processEnd = new dev.vigil.coordination.RunExit(exitCode, signal, System.currentTimeMillis());
     }
 
     @Override

@@ -12,10 +12,15 @@ import dev.vigil.worker.protocol.RunToken;
  * the payload in {@code <home>/runs/<run>/payload.json}, written by the daemon before the launch
  * (absent: an empty object). The run directory must exist ({@code RunDirectory.create}).
  *
- * <p>Exit status: 0 outcome written; 1 host failure; 2 bad arguments or no token; 3 the reservation
- * is held by another process; 4 never confirmed, no work done (Q3); 5 supervisor lost past the
- * window or adoption denied after the start, no outcome, work resumable (S4, S6). Killed by TERM:
- * 143 after the teardown; the outcome is written if the type returned one in time.
+ * <p>The directory and environment recorded with a task's ticket come in the environment variable
+ * {@code VIGIL_RUN_SETTINGS} ({@link RunSettings}), read once here and never passed on.
+ *
+ * <p>Exit status: once the outcome is written, the exit status of the command the run stands for
+ * (its code, or 128 + the signal that ended it) when the type reported one, else 0; 1 host failure;
+ * 2 bad arguments or no token; 3 the reservation is held by another process; 4 never confirmed, no
+ * work done (Q3); 5 supervisor lost past the window or adoption denied after the start, no outcome,
+ * work resumable (S4, S6). Killed by TERM: 143 after the teardown; the outcome is written if the type
+ * returned one in time.
  *
  * <p>The life it follows is described on the host's state machine ({@code Host}).
  */
@@ -37,7 +42,15 @@ public final class WorkerMain {
       System.exit(Host.USAGE);
       return;
     }
-    Host host = new Host(args, token);
+    RunSettings settings;
+    try {
+      settings = RunSettings.decode(System.getenv(RunSettings.ENV));
+    } catch (IllegalArgumentException e) {
+      System.err.println("vigil-worker: " + e.getMessage());
+      System.exit(Host.USAGE);
+      return;
+    }
+    Host host = new Host(args, token, settings);
     int status = host.run();
     host.markSelfExit();
     System.exit(status);

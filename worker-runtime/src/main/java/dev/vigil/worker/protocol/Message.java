@@ -137,7 +137,8 @@ public sealed interface Message {
   record Command(String op, ObjectNode args) implements FromClient {
     /** The command ops. */
     public static final Set<String> OPS = Set.of("submit", "status", "list", "runs", "show", "park", "unpark", "hold",
-        "release", "cancel", "run", "pause", "resume", "start-service", "stop-service");
+        "release", "cancel", "run", "pause", "resume", "start-service", "stop-service",
+        "kill", "retry", "events");
 
     public Command {
       Objects.requireNonNull(op, "op");

@@ -314,6 +314,11 @@ public final class RunDirectory {
     if (o instanceof Outcome.Stalled s) {
       n.put("untilMs", s.untilMs());
     }
+    if (recorded.exit() != null && recorded.exit().exitCode() != null) {
+      n.put("exitCode", recorded.exit().exitCode());
+    } else if (recorded.exit() != null && recorded.exit().signal() != null) {
+      n.put("signal", recorded.exit().signal());
+    }
     write(OUTCOME, n);
   }
 
@@ -338,7 +343,10 @@ public final class RunDirectory {
       Verdict verdict = Verdict.valueOf(Fields.text(n, "verdict"));
       long untilMs = verdict == Verdict.STALLED ? Fields.integral(n, "untilMs") : 0;
       Outcome outcome = Outcome.of(verdict, Fields.text(n, "detail"), untilMs);
-      return new OutcomeRead.Recorded(new RecordedOutcome(run, outcome, Fields.integral(n, "atMs")));
+      dev.vigil.coordination.RunExit exit = n.has("exitCode")
+          ? dev.vigil.coordination.RunExit.code((int) Fields.integral(n, "exitCode"), 0)
+          : n.has("signal") ? dev.vigil.coordination.RunExit.signal((int) Fields.integral(n, "signal"), 0) : null;
+      return new OutcomeRead.Recorded(new RecordedOutcome(run, outcome, Fields.integral(n, "atMs"), exit));
     } catch (IllegalArgumentException e) {
       return new OutcomeRead.None(OUTCOME + " is invalid: " + e.getMessage());
     }

@@ -93,7 +93,7 @@ class DiskRunDirectoriesContractTest extends RunDirectoriesContract {
       case PERMANENT_FAILURE -> new Outcome.PermanentFailure(o.note());
       case STALLED -> new Outcome.Stalled(o.stallUntilWallMs(), o.note());
       case BLOCKED -> new Outcome.Blocked(o.note());
-      case LOST, ABANDONED, SUPERSEDED -> throw new AssertionError("no worker writes " + o.verdict());
+      case LOST, ABANDONED, SUPERSEDED, KILLED -> throw new AssertionError("no worker writes " + o.verdict());
     };
   }
 

@@ -99,6 +99,20 @@ class WorkerHostTest {
     return new Worker(subject, token, w, RunDirectory.of(home, run));
   }
 
+  private static RecordedOutcome recorded(Worker w) {
+    return ((OutcomeRead.Recorded) w.dir().readOutcome()).outcome();
+  }
+
+  private Worker launch(String run, String payload, RunSettings settings) throws IOException {
+    WorkerArgs args = new WorkerArgs(home, run, Optional.empty(), Optional.empty(), 1, "command",
+        WorkerTypeSpec.Command.DEFAULT, TestDaemon.BUILD, home.resolve("vigil.sock"), Map.of());
+    Subject subject = new Subject.Run(run);
+    String token = daemon.register(subject);
+    LaunchedWorker w = Workers.launch(args, token, JSON.readTree(payload), settings);
+    launched.add(w);
+    return new Worker(subject, token, w, RunDirectory.of(home, run));
+  }
+
   private Worker command(String run, String script) throws IOException {
     return launch(run, "command", "{\"argv\":[\"sh\",\"-c\",\"" + script + "\"]}", a -> a);
   }
@@ -139,8 +153,9 @@ class WorkerHostTest {
         daemon.await(badPayload.subject(), Message.OutcomeReport.class).outcome());
     assertInstanceOf(Outcome.PermanentFailure.class, daemon.await(noType.subject(), Message.OutcomeReport.class).outcome());
 
+    Map<Worker, Integer> status = Map.of(ok, 0, failed, 1, stalled, 75, noToken, 0, badPayload, 0, noType, 0);
     for (Worker w : List.of(ok, failed, stalled, noToken, badPayload, noType)) {
-      assertEquals(0, w.exitStatus(), w.subject().id());
+      assertEquals(status.get(w), w.exitStatus(), "the host exits with its command's own status: " + w.subject().id());
       assertEquals(Optional.of(true), daemon.outcomeWasOnDiskAtReport(w.subject()), "effect before receipt: " + w.subject().id());
       assertEquals(new IdentityRecord.Written(w.identity(), TestDaemon.BUILD, RunToken.hash(w.token())),
           w.dir().readIdentity(), "identity.json is the launched identity, with its build and its token's hash");
@@ -149,11 +164,65 @@ class WorkerHostTest {
       assertFalse(w.dir().isReserved(), "the reservation dies with the worker");
     }
     assertEquals(new Outcome.Failed("exit code 1"), failed.outcomeOnDisk());
+    assertEquals(RunExit.code(1, 0), recorded(failed).exit(), "the command's exit is written with the outcome");
+    assertEquals(RunExit.code(0, 0), recorded(ok).exit());
+    assertEquals(null, recorded(badPayload).exit(), "nothing ran: no command exit");
     Message.Busy busy = daemon.await(ok.subject(), Message.Busy.class, b -> b.work().items().stream()
         .anyMatch(i -> i.kind() == WorkSet.Kind.RUN), Poll.PATIENCE_MS);
     assertTrue(busy.work().items().contains(new WorkSet.Item(WorkSet.Kind.RUN, "t-1.1")));
     BusyEvidence last = ok.dir().readBusy().orElseThrow();
     assertFalse(last.busy(), "S3: the run ended, so the latest busy evidence says idle");
+  }
+
+  @Test
+  void theCommandRunsInTheRecordedDirectory_withExactlyTheRecordedEnvironment_andNoSecretLeavesIt() throws Exception {
+    Path work = Files.createDirectory(home.resolve("work dir"));
+    Files.writeString(work.resolve("localfile"), "hello from the directory\n");
+    Map<String, String> env = Map.of("PATH", System.getenv("PATH"), "MYVAR", "x y", "SECRET", "s3cret-value");
+    Worker w = launch("t-1.1", "{\"argv\":[\"sh\",\"-c\",\"echo $MYVAR; cat localfile; env > env.txt\"]}",
+        new RunSettings(Optional.of(work), Optional.of(env)));
+    assertEquals(new Outcome.Succeeded("exit code 0"), daemon.await(w.subject(), Message.OutcomeReport.class).outcome());
+    assertEquals(0, w.exitStatus());
+    assertEquals("x y\nhello from the directory\n", Files.readString(w.dir().stdoutLog()));
+    List<String> names = Files.readAllLines(work.resolve("env.txt")).stream().map(l -> l.substring(0, l.indexOf('=')))
+        .filter(n -> !List.of("PWD", "SHLVL", "_", "OLDPWD").contains(n)).sorted().toList();
+    assertEquals(List.of("MYVAR", "PATH", "SECRET"), names, "exactly the recorded environment (the shell adds its own)");
+    try (var files = Files.list(w.dir().path())) {
+      for (Path f : files.filter(Files::isRegularFile).toList()) {
+        assertFalse(Files.readString(f).contains("s3cret-value"), "no value of the environment in " + f.getFileName());
+      }
+    }
+    assertFalse(String.join(" ", w.launched().process().info().arguments().map(List::of).orElse(List.of()))
+        .contains("s3cret"), "nor on the host's command line");
+  }
+
+  @Test
+  void aRecordedDirectoryThatIsGone_blocksTheRunNamingIt_andNothingRuns() throws Exception {
+    Path gone = home.resolve("gone");
+    Worker w = launch("t-1.1", "{\"argv\":[\"touch\",\"" + home.resolve("ran") + "\"]}",
+        new RunSettings(Optional.of(gone), Optional.empty()));
+    assertEquals(new Outcome.Blocked("the working directory " + gone + " is gone"),
+        daemon.await(w.subject(), Message.OutcomeReport.class).outcome());
+    assertFalse(Files.exists(home.resolve("ran")));
+  }
+
+  @Test
+  void aCommandThatCannotBeExecuted_failsPermanentlyWithTheSystemsReason() throws Exception {
+    Path notExecutable = Files.writeString(home.resolve("script.sh"), "echo hi\n");
+    Worker missing = launch("t-1.1", "{\"argv\":[\"no-such-program-4711\"]}", RunSettings.NONE);
+    Worker denied = launch("t-2.1", "{\"argv\":[\"" + notExecutable + "\"]}", RunSettings.NONE);
+    assertEquals(new Outcome.PermanentFailure("cannot run no-such-program-4711: No such file or directory"),
+        daemon.await(missing.subject(), Message.OutcomeReport.class).outcome());
+    assertEquals(new Outcome.PermanentFailure("cannot run " + notExecutable + ": Permission denied"),
+        daemon.await(denied.subject(), Message.OutcomeReport.class).outcome());
+  }
+
+  @Test
+  void aCommandKilledByASignal_isWrittenAsThatSignal_andTheHostExitsAsAShellWouldReportIt() throws Exception {
+    Worker w = command("t-1.1", "kill -9 $$");
+    assertInstanceOf(Outcome.Failed.class, daemon.await(w.subject(), Message.OutcomeReport.class).outcome());
+    assertEquals(137, w.exitStatus());
+    assertEquals(RunExit.signal(9, 0), recorded(w).exit());
   }
 
   @Test

@@ -1,6 +1,7 @@
 package dev.vigil.worker.testkit;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.vigil.worker.host.RunSettings;
 import dev.vigil.worker.host.WorkerArgs;
 import dev.vigil.worker.process.LaunchSpec;
 import dev.vigil.worker.process.LaunchedWorker;
@@ -27,12 +28,21 @@ public final class Workers {
 
   /** Creates the run directory, writes the payload (when not null) and launches the worker host. */
   public static LaunchedWorker launch(WorkerArgs args, String token, JsonNode payload) throws IOException {
+    return launch(args, token, payload, RunSettings.NONE);
+  }
+
+  /** As {@link #launch(WorkerArgs, String, JsonNode)}, with recorded settings in the host's environment, as the daemon passes them. */
+  public static LaunchedWorker launch(WorkerArgs args, String token, JsonNode payload, RunSettings settings)
+      throws IOException {
     RunDirectory dir = RunDirectory.create(args.home(), args.run());
     if (payload != null) {
       dir.writePayload(payload);
     }
     Map<String, String> env = LaunchSpec.baseEnvironment();
     env.put(RunToken.ENV, token);
+    if (!settings.none()) {
+      env.put(RunSettings.ENV, settings.encode());
+    }
     return Processes.launch(new LaunchSpec(args.command(java(), WorkerArgs.FAST_START_FLAGS, classpath()), env,
         dir.path(), dir.stdoutLog(), dir.stderrLog()));
   }

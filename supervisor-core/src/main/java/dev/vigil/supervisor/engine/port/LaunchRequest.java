@@ -1,5 +1,6 @@
 package dev.vigil.supervisor.engine.port;
 
+import dev.vigil.coordination.RunSpec;
 import dev.vigil.supervisor.engine.WorkerKey;
 import dev.vigil.supervisor.engine.WorkerTypeSpec;
 import java.util.Objects;
@@ -12,15 +13,25 @@ import java.util.Objects;
  * @param payload the worker's input, JSON text (a ticket's payload or a service's spec)
  * @param attempt the attempt number of a task run; 0 for a service
  * @param build   the build of the launching daemon, which the worker reports in its hello (S6)
+ * @param spec    where and with what environment a task's command runs, as recorded at submission;
+ *                {@link RunSpec#DEFAULT} for a service. The environment's values are secrets: an
+ *                adapter passes them to the worker only, never in its command line or a file
  */
-public record LaunchRequest(WorkerKey key, WorkerTypeSpec type, String payload, int attempt, String build) {
+public record LaunchRequest(WorkerKey key, WorkerTypeSpec type, String payload, int attempt, String build,
+                            RunSpec spec) {
   public LaunchRequest {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(type, "type");
     Objects.requireNonNull(payload, "payload");
     Objects.requireNonNull(build, "build");
+    Objects.requireNonNull(spec, "spec");
     if (attempt < 0) {
       throw new IllegalArgumentException("attempt (" + attempt + ") must be >= 0");
     }
+  }
+
+  /** A request with the default spec (a service's, or a task's that recorded none). */
+  public LaunchRequest(WorkerKey key, WorkerTypeSpec type, String payload, int attempt, String build) {
+    this(key, type, payload, attempt, build, RunSpec.DEFAULT);
   }
 }

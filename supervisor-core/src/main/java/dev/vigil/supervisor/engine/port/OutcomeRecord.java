@@ -1,5 +1,6 @@
 package dev.vigil.supervisor.engine.port;
 
+import dev.vigil.coordination.RunExit;
 import dev.vigil.coordination.Verdict;
 import java.util.EnumSet;
 import java.util.Objects;
@@ -24,8 +25,16 @@ public sealed interface OutcomeRecord {
    * @param verdict          SUCCEEDED, FAILED, STALLED, BLOCKED or PERMANENT_FAILURE
    * @param stallUntilWallMs for STALLED, the wall-clock ms at which the ticket is due again (Q2); else 0
    * @param note             the worker's note for humans, or {@code null}
+   * @param exit             how the command the run stands for ended (the built-in command type's child:
+   *                         its own exit code or signal), or {@code null} when the worker reported none;
+   *                         the run's exit as shown everywhere, whoever takes the exit
    */
-  record Written(Verdict verdict, long stallUntilWallMs, String note) implements OutcomeRecord {
+  record Written(Verdict verdict, long stallUntilWallMs, String note, RunExit exit) implements OutcomeRecord {
+    /** An outcome without the command's exit. */
+    public Written(Verdict verdict, long stallUntilWallMs, String note) {
+      this(verdict, stallUntilWallMs, note, null);
+    }
+
     public Written {
       Objects.requireNonNull(verdict, "verdict");
       if (!WRITABLE.contains(verdict)) {

@@ -1,0 +1,172 @@
+package dev.vigil.coordination.h2;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.vigil.coordination.Control;
+import dev.vigil.coordination.Event;
+import dev.vigil.coordination.ExitOwner;
+import dev.vigil.coordination.Finish;
+import dev.vigil.coordination.Lane;
+import dev.vigil.coordination.NewTicket;
+import dev.vigil.coordination.OwnerId;
+import dev.vigil.coordination.Retry;
+import dev.vigil.coordination.Run;
+import dev.vigil.coordination.RunExit;
+import dev.vigil.coordination.RunId;
+import dev.vigil.coordination.RunSpec;
+import dev.vigil.coordination.RunState;
+import dev.vigil.coordination.Settlement;
+import dev.vigil.coordination.StopIntent;
+import dev.vigil.coordination.StopRequest;
+import dev.vigil.coordination.Submission;
+import dev.vigil.coordination.Ticket;
+import dev.vigil.coordination.TicketId;
+import dev.vigil.coordination.TicketQuery;
+import dev.vigil.coordination.TicketState;
+import dev.vigil.coordination.Verdict;
+import dev.vigil.coordination.law.CoordinationInvariants;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Schema version 2 upgrades a home written by version 1: a store built here by migration 1 alone
+ * and filled with the rows that version wrote (a finished ticket, one held after three failures, one
+ * running under a lease, an idempotency key, a parked lane) opens under this build, keeps every row,
+ * reads every new field at its default, reports the earlier settlements once in the event stream,
+ * keeps the store's invariants, and takes the new verbs.
+ */
+class H2MigrationTest {
+  @TempDir
+  Path dir;
+
+  private static final long T = 1_700_000_000_000L;
+
+  /** A version-1 store, as a daemon of the previous build left it (rows written with that schema's SQL). */
+  private Path versionOneStore() throws Exception {
+    Path file = dir.resolve("v1.mv.db");
+    String base = file.toString().substring(0, file.toString().length() - ".mv.db".length());
+    try (Connection c = DatabaseFile.connect("jdbc:h2:file:" + base)) {
+      c.setAutoCommit(false);
+      assertEquals(1, Schema.migrate(c, file.toString(), 1));
+      try (Statement s = c.createStatement()) {
+        s.execute("INSERT INTO lanes VALUES ('default', FALSE), ('batch', TRUE)");
+        s.execute("UPDATE counters SET issued = 3 WHERE name = 'ticket_seq'");
+        s.execute("INSERT INTO owners VALUES ('d-old', 'host', 'boot', 4242, 99, 4242, '0.9.0', " + T + ")");
+        s.execute("INSERT INTO tickets VALUES (1, 'default', 'command', '{\"argv\":[\"true\"]}', 'SUCCEEDED', 1, 3, 0,"
+            + " 0, " + T + ", FALSE, NULL, 0, 'order-1')");
+        s.execute("INSERT INTO tickets VALUES (2, 'batch', 'command', '{\"argv\":[\"false\"]}', 'HELD', 3, 3, 5, 0, "
+            + T + ", FALSE, 'attempts exhausted (3 of 3), last FAILED: exit code 1', 0, NULL)");
+        s.execute("INSERT INTO tickets VALUES (3, 'default', 'command', '{\"argv\":[\"sleep\",\"60\"]}', 'LEASED', 0, 3,"
+            + " 0, 0, " + T + ", FALSE, NULL, 0, NULL)");
+        s.execute(settled("t-1.1", 1, 1, 1, "SUCCEEDED", "exit code 0"));
+        for (int n = 1; n <= 3; n++) {
+          s.execute(settled("t-2." + n, 2, n, n, "FAILED", "exit code 1"));
+        }
+        s.execute("INSERT INTO runs(run_id, ticket_id, number, attempt, state, owner_id, claimed_at_ms, hand_started,"
+            + " boot_id, pid, start_ticks, pgid, build, token_hash, started_at_ms) VALUES ('t-3.1', 3, 1, 1, 'RUNNING',"
+            + " 'd-old', " + T + ", FALSE, 'boot', 777, 55, 777, '0.9.0', '" + "ab".repeat(32) + "', " + (T + 1) + ")");
+        s.execute("INSERT INTO leases VALUES (3, 't-3.1', 'd-old', " + (T + 30_000) + ")");
+      }
+      c.commit();
+      try (Statement s = c.createStatement()) {
+        s.execute("SHUTDOWN");
+      }
+    }
+    return file;
+  }
+
+  private static String settled(String run, int ticket, int number, int attempt, String verdict, String diagnosis) {
+    return "INSERT INTO runs VALUES ('" + run + "', " + ticket + ", " + number + ", " + attempt + ", 'SETTLED', 'd-old', "
+        + T + ", FALSE, 'boot', 100, 5, 100, '0.9.0', '" + "cd".repeat(32) + "', " + (T + 1) + ", "
+        + (verdict.equals("SUCCEEDED") ? 0 : 1) + ", NULL, " + (T + 2 + number) + ", 'SUPERVISOR', 'd-old', '" + verdict
+        + "', '" + diagnosis + "')";
+  }
+
+  @Test
+  void aStoreWrittenByVersionOneOpens_keepsEveryRow_andReadsTheNewFieldsAtTheirDefaults() throws Exception {
+    Path file = versionOneStore();
+    OwnerId me = new OwnerId("d-new");
+    try (H2Coordination h2 = H2Coordination.open(file, H2Options.defaults())) {
+      CoordinationInvariants.check(h2.store());
+      List<Ticket> tickets = h2.store().tickets(TicketQuery.all());
+      assertEquals(List.of(new TicketId(1), new TicketId(2), new TicketId(3)), tickets.stream().map(Ticket::id).toList());
+      Ticket held = tickets.get(1);
+      assertEquals(new Ticket(new TicketId(2), new Lane("batch"), "command", "{\"argv\":[\"false\"]}", TicketState.HELD,
+          3, 3, 5, 0, T, false, "attempts exhausted (3 of 3), last FAILED: exit code 1", 0), held,
+          "a version-1 ticket reads with no directory, environment, time limit, labels, grants or retries");
+      assertEquals(RunSpec.DEFAULT, held.spec());
+      assertEquals(Map.of(), held.labels());
+      assertEquals(0, held.attemptsGranted());
+      assertNull(held.retryOf());
+      Run running = h2.store().run(RunId.parse("t-3.1")).orElseThrow();
+      assertEquals(RunState.RUNNING, running.state());
+      assertNull(running.stopIntent());
+      assertEquals(0, running.start().timeoutMs(), "a version-1 run has no time limit");
+      assertEquals(h2.store().parkedLanes(), java.util.Set.of(new Lane("batch")));
+      assertEquals(new Submission.Duplicate(tickets.get(0)), h2.submit(new NewTicket(Lane.DEFAULT, "command", "{}", 3, 0,
+          0, "order-1"), T), "idempotency keys survive");
+
+      List<Event> events = h2.store().events(0, 100);
+      assertEquals(List.of("t-1.1", "t-2.1", "t-2.2", "t-2.3"), events.stream().map(e -> e.run().toString()).toList(),
+          "every earlier settlement is in the stream once, in run order");
+      assertEquals(new Event(1, T + 3, Event.Kind.SETTLED, new TicketId(1), RunId.parse("t-1.1"), null,
+          Verdict.SUCCEEDED, null, "exit code 0"), events.get(0));
+
+      // the new verbs on the old rows: a grant, a kill, a retry
+      Ticket released = assertInstanceOf(Control.Done.class, h2.release(new TicketId(2))).ticket();
+      assertEquals(4, released.allowedAttempts(), "attempt 4 of 4 (1 granted), never 4 of 3");
+      h2.readopt(running.id(), me, T + 10, 30_000);
+      assertInstanceOf(StopRequest.Recorded.class, h2.requestStop(running.id(), StopIntent.KILL, "killed", T + 11));
+      h2.takeExit(running.id(), ExitOwner.supervisor(me), RunExit.signal(15, T + 12));
+      Settlement.Settled killed = assertInstanceOf(Settlement.Settled.class,
+          h2.finish(Finish.as(ExitOwner.supervisor(me), running.id(), Verdict.KILLED, "killed by an operator"), T + 12));
+      assertEquals(TicketState.CANCELLED, killed.ticket().state(), "the verdict CHECK takes KILLED");
+      Retry.Retried r = assertInstanceOf(Retry.Retried.class, h2.retry(new TicketId(1), T + 13));
+      assertEquals(new TicketId(4), r.ticket().id(), "ticket numbering continues");
+      assertEquals(List.of(Event.Kind.KILL, Event.Kind.SETTLED), h2.store().events(4, 100).stream().map(Event::kind)
+          .toList(), "events continue after the ones written at the upgrade");
+      CoordinationInvariants.check(h2.store());
+    }
+    try (H2Coordination again = H2Coordination.open(file, H2Options.defaults())) {
+      CoordinationInvariants.check(again.store());
+      assertEquals(6, again.store().events(0, 100).size(), "a second open migrates nothing again");
+    }
+    String base = file.toString().substring(0, file.toString().length() - ".mv.db".length());
+    try (Connection c = DatabaseFile.connect("jdbc:h2:file:" + base + ";IFEXISTS=TRUE");
+         Statement s = c.createStatement();
+         ResultSet rs = s.executeQuery("SELECT version FROM schema_version ORDER BY version")) {
+      assertTrue(rs.next());
+      assertEquals(1, rs.getInt(1));
+      assertTrue(rs.next());
+      assertEquals(2, rs.getInt(1));
+      assertTrue(!rs.next());
+    }
+  }
+
+  @Test
+  void aMigrationInterruptedHalfWay_completesOnTheNextOpen() throws Exception {
+    Path file = versionOneStore();
+    String base = file.toString().substring(0, file.toString().length() - ".mv.db".length());
+    try (Connection c = DatabaseFile.connect("jdbc:h2:file:" + base + ";IFEXISTS=TRUE");
+         Statement s = c.createStatement()) {
+      // the first statements of version 2 ran (each DDL commits on its own), then the process died
+      s.execute("ALTER TABLE tickets ADD COLUMN IF NOT EXISTS work_dir VARCHAR(4096)");
+      s.execute("ALTER TABLE tickets ADD COLUMN IF NOT EXISTS env VARCHAR");
+      s.execute("SHUTDOWN");
+    }
+    try (H2Coordination h2 = H2Coordination.open(file, H2Options.defaults())) {
+      CoordinationInvariants.check(h2.store());
+      assertEquals(4, h2.store().events(0, 100).size());
+      assertEquals(RunSpec.DEFAULT, h2.store().ticket(new TicketId(3)).orElseThrow().spec());
+    }
+  }
+}

@@ -1,0 +1,146 @@
+package dev.vigil.launcher;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.vigil.supervisor.Durations;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * How tickets, runs and events read for people: one line per ticket and per run, the details of one
+ * ticket, one line per event. An environment is shown by its variables' names only.
+ */
+final class Views {
+  /** The longest command a list line shows before it is cut. */
+  static final int COMMAND_WIDTH = 40;
+
+  private Views() {}
+
+  /**
+   * Which attempt a ticket is at, counted against the attempts it may spend (its own and those granted):
+   * "attempt 1 of 3" while its first runs, "attempt 4 of 4 (1 granted)" after a release, "3 attempts, none
+   * used" before its first.
+   */
+  static String attempts(JsonNode t) {
+    int used = t.path("attemptsUsed").asInt();
+    int granted = t.path("attemptsGranted").asInt(0);
+    int allowed = t.path("allowedAttempts").asInt(t.path("maxAttempts").asInt() + granted);
+    String g = granted > 0 ? " (" + granted + " granted)" : "";
+    if (t.path("state").asText().equals("LEASED")) {
+      return "attempt " + (used + 1) + " of " + allowed + g;
+    }
+    return used == 0 ? allowed + (allowed == 1 ? " attempt" : " attempts") + ", none used" + g
+        : "attempt " + used + " of " + allowed + g;
+  }
+
+  /** The command a ticket runs, shell-quoted where needed, or its worker type when it is not a command. */
+  static String command(JsonNode t) {
+    JsonNode argv = t.path("payload").isTextual() ? parse(t.path("payload").asText()).path("argv")
+        : t.path("payload").path("argv");
+    if (!argv.isArray() || argv.isEmpty()) {
+      return "(" + t.path("type").asText() + ")";
+    }
+    List<String> words = new ArrayList<>();
+    argv.forEach(a -> words.add(quote(a.asText())));
+    return String.join(" ", words);
+  }
+
+  private static JsonNode parse(String json) {
+    try {
+      return dev.vigil.launcher.internal.Wire.JSON.readTree(json);
+    } catch (java.io.IOException e) {
+      return dev.vigil.launcher.internal.Wire.JSON.createObjectNode();
+    }
+  }
+
+  private static String quote(String w) {
+    return !w.isEmpty() && w.chars().allMatch(c -> Character.isLetterOrDigit(c) || "-_./=:,@%+".indexOf(c) >= 0) ? w
+        : "'" + w.replace("'", "'\\''") + "'";
+  }
+
+  static String shortened(String s, int width) {
+    return s.length() <= width ? s : s.substring(0, width - 1) + "…";
+  }
+
+  /** A ticket's labels as {@code name=value, …}, or empty. */
+  static String labels(JsonNode t) {
+    List<String> out = new ArrayList<>();
+    t.path("labels").properties().forEach(e -> out.add(e.getKey() + "=" + e.getValue().asText()));
+    return String.join(", ", out);
+  }
+
+  /** A ticket in one line: id, state, lane, attempts, its command (shortened) and labels, why it is held. */
+  static String ticketLine(JsonNode t) {
+    String labels = labels(t);
+    return String.format("%-8s %-10s lane %-10s %-28s %s%s%s%s", t.path("id").asText(), t.path("state").asText(),
+        t.path("lane").asText(), attempts(t), shortened(command(t), COMMAND_WIDTH),
+        labels.isEmpty() ? "" : " [" + labels + "]", t.path("parked").asBoolean() ? " parked" : "",
+        t.hasNonNull("holdReason") ? " (" + t.path("holdReason").asText() + ")" : "");
+  }
+
+  /** How a run ended, as its command's own exit: {@code exit 1}, {@code signal 9}, or {@code -}. */
+  static String exit(JsonNode r) {
+    return r.hasNonNull("exitCode") ? "exit " + r.path("exitCode").asText()
+        : r.hasNonNull("signal") ? "signal " + r.path("signal").asText() : "-";
+  }
+
+  /** A run in one line: its attempt, state, verdict, pid, its command's exit and the settlement's diagnosis. */
+  static String runLine(JsonNode r) {
+    return String.format("%-10s attempt %d %-8s %-17s pid %-7s %-10s %s%s", r.path("id").asText(),
+        r.path("attempt").asInt(), r.path("state").asText(), r.hasNonNull("verdict") ? r.path("verdict").asText() : "-",
+        r.hasNonNull("pid") ? r.path("pid").asText() : "-", exit(r),
+        r.hasNonNull("diagnosis") ? r.path("diagnosis").asText() : r.hasNonNull("stopIntent")
+            ? (r.path("stopIntent").asText().equals("TIMEOUT") ? "timed out: being stopped" : "killed: being stopped") : "",
+        r.path("handStarted").asBoolean() ? " (by hand)" : "");
+  }
+
+  /** One ticket in detail: its line, then what it runs, where, with which variables, its limit, labels and retries. */
+  static List<String> ticketDetail(JsonNode t) {
+    List<String> out = new ArrayList<>();
+    out.add(ticketLine(t));
+    out.add("  command      " + command(t));
+    JsonNode spec = t.path("spec");
+    out.add("  directory    " + (spec.hasNonNull("workDir") ? spec.path("workDir").asText() : "its run directory"));
+    if (spec.path("env").isArray()) {
+      List<String> names = new ArrayList<>();
+      spec.path("env").forEach(n -> names.add(n.asText()));
+      out.add("  environment  " + names.size() + " variables (values not shown): " + String.join(" ", names));
+    } else {
+      out.add("  environment  the daemon's default (PATH, HOME, LANG)");
+    }
+    long timeout = spec.path("timeoutMs").asLong(0);
+    out.add("  time limit   " + (timeout > 0 ? Durations.format(timeout) : "its lane's, if any"));
+    String labels = labels(t);
+    if (!labels.isEmpty()) {
+      out.add("  labels       " + labels);
+    }
+    if (t.hasNonNull("retryOf")) {
+      out.add("  retry of     " + t.path("retryOf").asText());
+    }
+    if (t.hasNonNull("retriedAs")) {
+      out.add("  retried as   " + t.path("retriedAs").asText());
+    }
+    for (JsonNode r : t.path("runs")) {
+      out.add("  " + runLine(r));
+    }
+    return out;
+  }
+
+  /** An event in one line: id, kind, what it is about, and what happened. */
+  static String eventLine(JsonNode e) {
+    String about = e.hasNonNull("run") ? e.path("run").asText() : e.hasNonNull("ticket") ? e.path("ticket").asText()
+        : "service " + e.path("service").asText();
+    String what = switch (e.path("kind").asText()) {
+      case "SETTLED" -> e.path("verdict").asText() + (e.hasNonNull("ticketState") ? ", ticket "
+          + e.path("ticketState").asText() : "");
+      case "HELD" -> "held";
+      case "KILL" -> "kill asked";
+      case "TIMEOUT" -> "time limit reached";
+      case "SERVICE_GIVEN_UP" -> "given up";
+      default -> e.path("kind").asText();
+    };
+    String text = e.path("text").asText("");
+    return String.format("%-6d %s %-22s %s%s", e.path("id").asLong(),
+        java.time.Instant.ofEpochMilli(e.path("atMs").asLong()).toString(), about, what,
+        text.isEmpty() ? "" : ": " + text);
+  }
+}
