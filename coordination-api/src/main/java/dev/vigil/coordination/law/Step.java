@@ -10,6 +10,7 @@ import dev.vigil.coordination.RunExit;
 import dev.vigil.coordination.RunId;
 import dev.vigil.coordination.RunStart;
 import dev.vigil.coordination.TicketId;
+import java.util.List;
 
 /**
  * One call of a {@link Coordination} verb, as data: a scenario is a list of steps, applied to any
@@ -30,6 +31,16 @@ public sealed interface Step {
   record Submit(NewTicket ticket, long nowMs) implements Step {
     public Object apply(Coordination c) {
       return c.submit(ticket, nowMs);
+    }
+  }
+
+  record SubmitAll(List<NewTicket> tickets, long nowMs) implements Step {
+    public SubmitAll {
+      tickets = List.copyOf(tickets);
+    }
+
+    public Object apply(Coordination c) {
+      return c.submitAll(tickets, nowMs);
     }
   }
 

@@ -262,45 +262,68 @@ public final class H2Coordination implements Coordination, AutoCloseable {
   @Override
   public Submission submit(NewTicket n, long nowMs) {
     Objects.requireNonNull(n, "ticket");
-    return tx.run("submit", s -> false, c -> {
-      // Ticket numbers come from one counter row; its lock also serialises submissions, so the
-      // idempotency check below sees every earlier ticket.
-      requireOne(update(c, "UPDATE counters SET issued = issued + 1 WHERE name = 'ticket_seq'"), "ticket counter");
-      if (n.key() != null) {
-        Optional<Long> existing = longs(c, "SELECT id FROM tickets WHERE idempotency_key = ?", n.key()).stream()
-            .findFirst();
-        if (existing.isPresent()) {
-          c.rollback();
-          return new Submission.Duplicate(Rows.ticket(c, new TicketId(existing.get())).orElseThrow());
-        }
+    return tx.run("submit", s -> false, c -> insert(c, n, nowMs));
+  }
+
+  /** Each ticket as {@link #submit} queues it, in one transaction (the counter row stays locked throughout). */
+  @Override
+  public List<Submission> submitAll(List<NewTicket> tickets, long nowMs) {
+    List<NewTicket> all = List.copyOf(tickets); // null list or null ticket: refused before anything changes
+    if (all.isEmpty()) {
+      return List.of();
+    }
+    return tx.run("submitAll", s -> false, c -> {
+      List<Submission> out = new ArrayList<>(all.size());
+      for (NewTicket n : all) {
+        out.add(insert(c, n, nowMs));
       }
-      long seq = longs(c, "SELECT issued FROM counters WHERE name = 'ticket_seq'").get(0);
-      Ticket t = new Ticket(new TicketId(seq), n.lane(), n.type(), n.payload(), TicketState.READY, 0, n.maxAttempts(),
-          n.priority(), n.notBeforeMs(), nowMs, false, null, 0);
-      try {
-        update(c, "INSERT INTO lanes(name, parked) SELECT ?, FALSE WHERE NOT EXISTS "
-            + "(SELECT 1 FROM lanes WHERE name = ?)", n.lane().name(), n.lane().name());
-        try (PreparedStatement p = c.prepareStatement("INSERT INTO tickets(" + Rows.TICKET_COLUMNS
-            + ", idempotency_key) VALUES (?, ?, ?, ?, 'READY', 0, ?, ?, ?, ?, FALSE, NULL, 0, ?)")) {
-          p.setLong(1, seq);
-          p.setString(2, n.lane().name());
-          p.setString(3, n.type());
-          p.setString(4, n.payload());
-          p.setInt(5, n.maxAttempts());
-          p.setInt(6, n.priority());
-          p.setLong(7, n.notBeforeMs());
-          p.setLong(8, nowMs);
-          p.setString(9, n.key());
-          p.executeUpdate();
-        }
-      } catch (SQLException e) {
-        if (Transactions.isDuplicateKey(e)) {
-          throw new Transactions.RaceLost("submit met a concurrent insert: " + Transactions.oneLine(e));
-        }
-        throw e;
-      }
-      return new Submission.Accepted(t);
+      return out;
     });
+  }
+
+  /**
+   * Queues one ticket inside the caller's transaction: the single insert path of {@link #submit}
+   * and {@link #submitAll}.
+   */
+  private static Submission insert(Connection c, NewTicket n, long nowMs) throws SQLException {
+    // Ticket numbers come from one counter row; its lock also serialises submissions, so the
+    // idempotency check below sees every earlier ticket (and every earlier one of this transaction).
+    requireOne(update(c, "UPDATE counters SET issued = issued + 1 WHERE name = 'ticket_seq'"), "ticket counter");
+    if (n.key() != null) {
+      Optional<Long> existing = longs(c, "SELECT id FROM tickets WHERE idempotency_key = ?", n.key()).stream()
+          .findFirst();
+      if (existing.isPresent()) {
+        // give the number back: a duplicate creates nothing, and earlier inserts of a batch stay
+        requireOne(update(c, "UPDATE counters SET issued = issued - 1 WHERE name = 'ticket_seq'"), "ticket counter");
+        return new Submission.Duplicate(Rows.ticket(c, new TicketId(existing.get())).orElseThrow());
+      }
+    }
+    long seq = longs(c, "SELECT issued FROM counters WHERE name = 'ticket_seq'").get(0);
+    Ticket t = new Ticket(new TicketId(seq), n.lane(), n.type(), n.payload(), TicketState.READY, 0, n.maxAttempts(),
+        n.priority(), n.notBeforeMs(), nowMs, false, null, 0);
+    try {
+      update(c, "INSERT INTO lanes(name, parked) SELECT ?, FALSE WHERE NOT EXISTS "
+          + "(SELECT 1 FROM lanes WHERE name = ?)", n.lane().name(), n.lane().name());
+      try (PreparedStatement p = c.prepareStatement("INSERT INTO tickets(" + Rows.TICKET_COLUMNS
+          + ", idempotency_key) VALUES (?, ?, ?, ?, 'READY', 0, ?, ?, ?, ?, FALSE, NULL, 0, ?)")) {
+        p.setLong(1, seq);
+        p.setString(2, n.lane().name());
+        p.setString(3, n.type());
+        p.setString(4, n.payload());
+        p.setInt(5, n.maxAttempts());
+        p.setInt(6, n.priority());
+        p.setLong(7, n.notBeforeMs());
+        p.setLong(8, nowMs);
+        p.setString(9, n.key());
+        p.executeUpdate();
+      }
+    } catch (SQLException e) {
+      if (Transactions.isDuplicateKey(e)) {
+        throw new Transactions.RaceLost("submit met a concurrent insert: " + Transactions.oneLine(e));
+      }
+      throw e;
+    }
+    return new Submission.Accepted(t);
   }
 
   @Override
