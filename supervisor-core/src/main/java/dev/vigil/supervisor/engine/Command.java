@@ -5,6 +5,7 @@ import dev.vigil.coordination.NewTicket;
 import dev.vigil.coordination.RunQuery;
 import dev.vigil.coordination.TicketId;
 import dev.vigil.coordination.TicketQuery;
+import java.util.List;
 import java.util.Objects;
 
 /** A client command (DESIGN.md §6, §8), answered by exactly one {@link Reply}. */
@@ -13,6 +14,16 @@ public sealed interface Command {
   record Submit(NewTicket ticket) implements Command {
     public Submit {
       Objects.requireNonNull(ticket, "ticket");
+    }
+  }
+
+  /**
+   * Queue many tickets at once, in one transaction, all or nothing: refused whole (nothing queued)
+   * when one ticket's lane or worker type is not configured.
+   */
+  record SubmitAll(List<NewTicket> tickets) implements Command {
+    public SubmitAll {
+      tickets = List.copyOf(tickets);
     }
   }
 
