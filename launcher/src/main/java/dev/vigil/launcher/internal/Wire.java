@@ -20,12 +20,15 @@ import dev.vigil.coordination.TicketState;
 import dev.vigil.supervisor.engine.Command;
 import dev.vigil.supervisor.engine.Reply;
 import dev.vigil.supervisor.engine.Status;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 
 /**
  * The control protocol's payloads (DESIGN.md §6): a client command's {@code args} to an engine
  * {@link Command}, and an engine {@link Reply} to the JSON body of a {@code reply} frame. One op per
- * command: {@code submit}, {@code status}, {@code list} (tickets), {@code runs}, {@code show},
+ * command: {@code submit}, {@code submit-all} (many submissions in one transaction, all or nothing;
+ * the reply names only the ids), {@code status}, {@code list} (tickets), {@code runs}, {@code show},
  * {@code park}/{@code unpark} (a {@code ticket} or a {@code lane}), {@code hold}, {@code release},
  * {@code cancel}, {@code run} (hand-started, Q8), {@code pause}, {@code resume},
  * {@code start-service} and {@code stop-service}.
@@ -49,18 +52,27 @@ public final class Wire {
    */
   public static Command command(String op, ObjectNode args, int defaultMaxAttempts) {
     switch (op) {
-      case "submit": {
-        Lane lane = new Lane(text(args, "lane", "default"));
-        String type = text(args, "type", "command");
-        JsonNode payload = args.get("payload");
-        if (payload == null || payload.isNull()) {
-          throw new IllegalArgumentException("submit: payload is required");
+      case "submit":
+        return new Command.Submit(newTicket(args, defaultMaxAttempts));
+      case "submit-all": {
+        JsonNode tickets = args.get("tickets");
+        if (tickets == null || !tickets.isArray()) {
+          throw new IllegalArgumentException("submit-all: tickets must be an array of submissions");
         }
-        int max = args.has("maxAttempts") ? args.get("maxAttempts").asInt() : defaultMaxAttempts;
-        int priority = args.has("priority") ? args.get("priority").asInt() : 0;
-        long notBefore = args.has("notBeforeMs") ? args.get("notBeforeMs").asLong() : 0;
-        String key = args.hasNonNull("key") ? args.get("key").asText() : null;
-        return new Command.Submit(new NewTicket(lane, type, payload.toString(), max, priority, notBefore, key));
+        List<NewTicket> all = new ArrayList<>(tickets.size());
+        for (int i = 0; i < tickets.size(); i++) {
+          JsonNode t = tickets.get(i);
+          if (!t.isObject()) {
+            throw new IllegalArgumentException("submit-all: submission " + (i + 1) + " is not an object");
+          }
+          try {
+            all.add(newTicket((ObjectNode) t, defaultMaxAttempts));
+          } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("submission " + (i + 1) + " of " + tickets.size() + ": " + e.getMessage()
+                + "; nothing was queued", e);
+          }
+        }
+        return new Command.SubmitAll(all);
       }
       case "status":
         return new Command.StatusQuery();
@@ -127,6 +139,25 @@ public final class Wire {
     }
   }
 
+  /**
+   * A submission's fields ({@code submit}'s args, or one element of {@code submit-all}'s
+   * {@code tickets}) to a ticket: {@code payload} (required), {@code lane}, {@code type},
+   * {@code maxAttempts}, {@code priority}, {@code notBeforeMs}, {@code key}.
+   */
+  static NewTicket newTicket(ObjectNode args, int defaultMaxAttempts) {
+    Lane lane = new Lane(text(args, "lane", "default"));
+    String type = text(args, "type", "command");
+    JsonNode payload = args.get("payload");
+    if (payload == null || payload.isNull()) {
+      throw new IllegalArgumentException("submit: payload is required");
+    }
+    int max = args.has("maxAttempts") ? args.get("maxAttempts").asInt() : defaultMaxAttempts;
+    int priority = args.has("priority") ? args.get("priority").asInt() : 0;
+    long notBefore = args.has("notBeforeMs") ? args.get("notBeforeMs").asLong() : 0;
+    String key = args.hasNonNull("key") ? args.get("key").asText() : null;
+    return new NewTicket(lane, type, payload.toString(), max, priority, notBefore, key);
+  }
+
   private static TicketId ticket(ObjectNode args) {
     return ticket(args, "ticket");
   }
@@ -169,6 +200,11 @@ public final class Wire {
     if (r instanceof Reply.Submitted s) {
       o.set("ticket", ticket(s.ticket()));
       o.put("duplicate", s.duplicate());
+    } else if (r instanceof Reply.SubmittedAll all) {
+      ArrayNode a = o.putArray("tickets"); // ids only: the reply stays small however large the payloads
+      for (Reply.Submitted s : all.tickets()) {
+        a.addObject().put("id", s.ticket().id().toString()).put("duplicate", s.duplicate());
+      }
     } else if (r instanceof Reply.StatusReport s) {
       o.set("status", status(s.status()));
     } else if (r instanceof Reply.TicketList l) {
