@@ -1,5 +1,7 @@
 package dev.vigil.coordination;
 
+import java.util.List;
+
 /**
  * The only mutation path for tickets, runs and leases. Each verb is one transaction and returns
  * a decision; a denial changes nothing. Time is an argument: {@code nowMs} is wall-clock
@@ -29,6 +31,18 @@ public interface Coordination {
    * same transaction, so it never runs beside its retry. A ticket is retried once.
    */
   Retry retry(TicketId original, long nowMs);
+
+  /**
+   * Queues many tickets in one transaction: the decisions, in order, are those of {@link #submit}
+   * called for each ticket in turn, so accepted tickets are numbered in list order with no gap, and
+   * an idempotency key met twice names the ticket it first created, whether that one was queued
+   * earlier or earlier in this batch ({@link Submission.Duplicate}). All or nothing: when the verb
+   * fails, no ticket of the batch was queued. An empty list changes nothing.
+   *
+   * @return one decision per ticket, in the order of {@code tickets}
+   * @throws NullPointerException if the list or one of its tickets is null (before anything changes)
+   */
+  List<Submission> submitAll(List<NewTicket> tickets, long nowMs);
 
   /** Records (or refreshes) one daemon incarnation; always succeeds. */
   void registerOwner(Owner owner);

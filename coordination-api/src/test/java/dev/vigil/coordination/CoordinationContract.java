@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.vigil.coordination.law.CoordinationInvariants;
+import dev.vigil.coordination.law.LeaseLaw;
 import dev.vigil.coordination.law.RandomSteps;
 import dev.vigil.coordination.law.Step;
 import dev.vigil.coordination.law.Transcript;
@@ -111,6 +112,66 @@ public abstract class CoordinationContract {
     Submission again = c.submit(n, T0 + 5);
     assertEquals(new Submission.Duplicate(first), again);
     assertEquals(1, c.store().tickets(TicketQuery.all()).size());
+  }
+
+  // ---- submitAll ----
+
+  @Test
+  void submitAll_decidesAsSubmitsOneAfterAnother_numberingInListOrder() {
+    submit(new NewTicket(BATCH, "command", "{\"before\":1}", 2, 0, 0, "k-0"));
+    List<NewTicket> batch = List.of(
+        new NewTicket(Lane.DEFAULT, "command", "{\"n\":1}", 1, 0, 0, null),
+        new NewTicket(BATCH, "command", "{\"n\":2}", 3, 7, T0 + 60_000, "k-1"),
+        new NewTicket(Lane.DEFAULT, "other-type", "{\"n\":3}", 2, -1, 0, null));
+    List<Submission> got = c.submitAll(batch, T0 + 1);
+
+    LeaseLaw oneByOne = new LeaseLaw(POLICY);
+    oneByOne.submit(new NewTicket(BATCH, "command", "{\"before\":1}", 2, 0, 0, "k-0"), T0);
+    List<Submission> expected = batch.stream().map(n -> oneByOne.submit(n, T0 + 1)).toList();
+    assertEquals(expected, got);
+    assertEquals(List.of(new TicketId(2), new TicketId(3), new TicketId(4)),
+        got.stream().map(s -> assertInstanceOf(Submission.Accepted.class, s).ticket().id()).toList(),
+        "numbered in list order, after the tickets already queued");
+    assertEquals(oneByOne.snapshot(), c.store().snapshot());
+  }
+
+  @Test
+  void submitAll_aKeyUsedEarlierInTheBatchOrInTheStore_namesTheTicketItFirstCreated() {
+    Ticket old = assertInstanceOf(Submission.Accepted.class,
+        c.submit(new NewTicket(Lane.DEFAULT, "command", "{}", 3, 0, 0, "order-1"), T0)).ticket();
+    List<Submission> got = c.submitAll(List.of(
+        new NewTicket(Lane.DEFAULT, "command", "{\"a\":1}", 3, 0, 0, "order-2"),
+        new NewTicket(Lane.DEFAULT, "command", "{\"b\":1}", 3, 0, 0, "order-1"),
+        new NewTicket(Lane.DEFAULT, "command", "{\"c\":1}", 3, 0, 0, null),
+        new NewTicket(Lane.DEFAULT, "command", "{\"d\":1}", 3, 0, 0, "order-2")), T0 + 5);
+    Ticket first = assertInstanceOf(Submission.Accepted.class, got.get(0)).ticket();
+    assertEquals(new TicketId(2), first.id());
+    assertEquals(new Submission.Duplicate(old), got.get(1), "a key already in the store names that ticket");
+    assertEquals(new TicketId(3), assertInstanceOf(Submission.Accepted.class, got.get(2)).ticket().id(),
+        "a duplicate takes no number");
+    assertEquals(new Submission.Duplicate(first), got.get(3), "a key used earlier in the batch names that ticket");
+    assertEquals(3, c.store().tickets(TicketQuery.all()).size());
+    assertEquals(new TicketId(4), submit(), "numbering goes on without a gap");
+  }
+
+  @Test
+  void submitAll_isAllOrNothing_aNullTicketAnywhereIsRefusedBeforeAnythingChanges() {
+    submit();
+    Snapshot before = c.store().snapshot();
+    List<NewTicket> withNull = java.util.Arrays.asList(NewTicket.of(Lane.DEFAULT, "command", "{}"),
+        NewTicket.of(BATCH, "command", "{}"), null, NewTicket.of(Lane.DEFAULT, "command", "{}"));
+    assertThrows(NullPointerException.class, () -> c.submitAll(withNull, T0));
+    assertThrows(NullPointerException.class, () -> c.submitAll(null, T0));
+    assertEquals(before, c.store().snapshot(), "nothing of the refused batch was queued");
+    assertEquals(new TicketId(2), submit(), "and no number was spent");
+  }
+
+  @Test
+  void submitAll_ofNoTickets_decidesNothing_andChangesNothing() {
+    submit();
+    Snapshot before = c.store().snapshot();
+    assertEquals(List.of(), c.submitAll(List.of(), T0));
+    assertEquals(before, c.store().snapshot());
   }
 
   // ---- claim (C1, C2, Q9) ----

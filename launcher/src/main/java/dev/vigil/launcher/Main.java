@@ -5,22 +5,27 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.vigil.launcher.internal.BuildInfo;
 import dev.vigil.launcher.internal.Client;
+import dev.vigil.launcher.internal.CommandFile;
 import dev.vigil.launcher.internal.ConfigException;
 import dev.vigil.launcher.internal.ConfigLoader;
+import dev.vigil.launcher.internal.DaemonWait;
 import dev.vigil.launcher.internal.Daemon;
 import dev.vigil.launcher.internal.Demo;
 import dev.vigil.launcher.internal.Home;
+import dev.vigil.launcher.internal.LogFollow;
 import dev.vigil.launcher.internal.LogTail;
 import dev.vigil.launcher.internal.Pages;
 import dev.vigil.launcher.internal.StatusFile;
+import dev.vigil.launcher.internal.SubmitBatches;
 import dev.vigil.launcher.internal.Up;
 import dev.vigil.launcher.internal.VigilConfig;
+import dev.vigil.launcher.internal.When;
 import dev.vigil.launcher.internal.Wire;
 import dev.vigil.supervisor.Durations;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -46,6 +51,27 @@ public final class Main implements Runnable {
   @Option(names = "--home", scope = ScopeType.INHERIT, paramLabel = "DIR",
       description = "Vigil's home (default $VIGIL_HOME, else ~/.vigil)")
   Path homeOption;
+
+  @Option(names = "--wait-daemon", scope = ScopeType.INHERIT, paramLabel = "DURATION",
+      converter = WaitDaemon.class,
+      description = "how long a command waits for a daemon that is starting or restarting before it gives up "
+          + "(default 10s; 0 not to wait; like 500ms, 30s, 2m). Where clearly no daemon runs, it does not wait.")
+  Long waitDaemonMs;
+
+  /** This run's {@code --wait-daemon}, ms, for every connection the command makes (set for the run's duration). */
+  private static final ThreadLocal<Long> WAIT_DAEMON_MS = ThreadLocal.withInitial(() -> DaemonWait.DEFAULT_MS);
+
+  /** {@code --wait-daemon}'s value: a duration, one line naming the option when it is not. */
+  static final class WaitDaemon implements CommandLine.ITypeConverter<Long> {
+    @Override
+    public Long convert(String text) {
+      try {
+        return Durations.parse(text.equals("0") ? "0ms" : text);
+      } catch (IllegalArgumentException e) {
+        throw new CommandLine.TypeConversionException("'" + text + "' is not a duration (like 0, 500ms, 10s, 2m)");
+      }
+    }
+  }
 
   @Override
   public void run() {
@@ -77,7 +103,22 @@ public final class Main implements Runnable {
       err.println("vigil: " + Wire.oneLine(String.valueOf(ex)));
       return 1;
     });
+    CommandLine.IExecutionStrategy runLast = new CommandLine.RunLast();
+    cl.setExecutionStrategy(parsed -> {
+      Main root = parsed.commandSpec().commandLine().getCommand();
+      WAIT_DAEMON_MS.set(root.waitDaemonMs == null ? DaemonWait.DEFAULT_MS : root.waitDaemonMs);
+      try {
+        return runLast.execute(parsed);
+      } finally {
+        WAIT_DAEMON_MS.remove();
+      }
+    });
     return cl.execute(args);
+  }
+
+  /** How long this run's connections wait for a daemon that is starting ({@code --wait-daemon}), ms. */
+  static long waitDaemonMs() {
+    return WAIT_DAEMON_MS.get();
   }
 
   static Home home(Main root) {
@@ -97,18 +138,23 @@ public final class Main implements Runnable {
   }
 
   static ObjectNode call(Home home, String op, ObjectNode args) {
-    try (Client c = Client.connect(home, false)) {
+    try (Client c = connect(home, false)) {
       return Client.ok(c.call(op, args));
     }
   }
 
   /** A whole list ({@code list} or {@code runs}), read page by page. */
   static ArrayNode list(Home home, String op, ObjectNode args, String field) {
-    try (Client c = Client.connect(home, false)) {
+    try (Client c = connect(home, false)) {
       ArrayNode out = Wire.JSON.createArrayNode();
       Pages.all(c, op, args, field).forEach(out::add);
       return out;
     }
+  }
+
+  /** A connection to the daemon of {@code home}, waiting for one that is starting as {@code --wait-daemon} says. */
+  static Client connect(Home home, boolean interactive) {
+    return Client.connect(home, interactive, waitDaemonMs());
   }
 
   static String pretty(JsonNode n) {
@@ -190,7 +236,7 @@ public final class Main implements Runnable {
       }
       Home h = home();
       long pid = new StatusFile(h.statusFile()).read().map(s -> s.pid()).orElse(-1L);
-      try (Client c = Client.connect(h, true)) {
+      try (Client c = Main.connect(h, true)) {
         ObjectNode r = Client.ok(c.shutdown(!stopWorkers));
         out().println(r.path("message").asText("shutting down"));
       }
@@ -199,9 +245,10 @@ public final class Main implements Runnable {
     }
   }
 
-  @Command(name = "submit", description = "Queue a task; prints only its ticket id. The command runs where you "
+  @Command(name = "submit", description = {"Queue a task; prints only its ticket id. The command runs where you "
       + "stand (or --cwd DIR) with your environment (or only PATH, HOME, LANG and USER with --clean-env), plus each "
-      + "--env NAME=VALUE; the daemon keeps their values to itself and shows only the variables' names.")
+      + "--env NAME=VALUE; the daemon keeps their values to itself and shows only the variables' names.",
+      "With --file, queue one task per line of a file, all or none, and print one ticket id per line, in order."})
   static final class SubmitCmd extends Sub {
     @Option(names = "--lane")
     String lane;
@@ -218,7 +265,17 @@ public final class Main implements Runnable {
     @Option(names = "--payload", paramLabel = "JSON")
     String payload;
 
-    @Option(names = "--not-before", paramLabel = "DURATION")
+    @Option(names = "--at", paramLabel = "TIME", description = "when to run it, by the local clock: HH:MM for the "
+        + "next time the clock shows it (today, or tomorrow if that has passed), or a date and time like "
+        + "2025-06-01T09:30, with an offset or zone if wanted (2025-06-01T09:30Z); a date and time that has passed is "
+        + "refused (default: now; not with --in)")
+    String at;
+
+    @Option(names = "--in", paramLabel = "DURATION", description = "run it this long from now: a duration like 90s, "
+        + "30m or 2h30m (default: now; not with --at)")
+    String in;
+
+    @Option(names = "--not-before", paramLabel = "DURATION", description = "the older name of --in")
     String notBefore;
 
     @Option(names = "--key", description = "idempotency key")
@@ -240,12 +297,32 @@ public final class Main implements Runnable {
     @Option(names = "--label", paramLabel = "NAME=VALUE", description = "a label to find it by (repeatable)")
     List<String> labels = new ArrayList<>();
 
+    @Option(names = "--file", paramLabel = "FILE", description = "queue one task per line of FILE (- reads standard "
+        + "input). Each line is split into words as a shell would, with quotes and backslashes, but nothing is "
+        + "expanded (no variables, wildcards or ~; write sh -c '...' for those, and for pipes and redirections). "
+        + "Blank lines and # comments are skipped. Every other option applies to each line; with --key K, line N gets "
+        + "the key K:N, so the same file can be submitted again safely. A line that cannot be split queues nothing.")
+    String file;
+
     @Parameters(paramLabel = "CMD", arity = "0..*")
     List<String> command = new ArrayList<>();
 
+    /** When the task becomes due ({@code --at}, {@code --in}), wall-clock ms, or null for now. */
+    private Long dueAtMs;
+
     @Override
     public Integer call() {
+      dueAtMs = When.dueAtMs(at, in, notBefore, ZonedDateTime.now()).orElse(null);
+      if (file != null) {
+        if (!command.isEmpty()) {
+          throw new IllegalArgumentException("--file and a command after -- exclude each other: give one");
+        }
+        return submitFile();
+      }
       ObjectNode a = ticketFor(command);
+      if (command.isEmpty() && payload == null) {
+        throw new IllegalArgumentException("submit needs a command after -- or a --payload");
+      }
       ObjectNode r = Main.call(home(), "submit", a);
       out().println(r.path("ticket").path("id").asText());
       return 0;
@@ -254,7 +331,7 @@ public final class Main implements Runnable {
     /**
      * The one place that turns this command's options plus one command line into a submission (the
      * wire form of one ticket: see {@code Wire.submission}), for a single command and for every line
-     * of a batch alike. Every option is checked here, before anything is sent, so a bad value
+     * of {@code --file} alike. Every option is checked here, before anything is sent, so a bad value
      * changes nothing.
      *
      * @param argv the command and its arguments; empty only with {@code --payload}
@@ -277,10 +354,8 @@ public final class Main implements Runnable {
         p = args();
       }
       if (!argv.isEmpty()) {
-        ArrayNode cmd = p.putArray("argv");
-        argv.forEach(cmd::add);
-      } else if (payload == null) {
-        throw new IllegalArgumentException("submit needs a command after -- or a --payload");
+        ArrayNode words = p.putArray("argv");
+        argv.forEach(words::add);
       }
       a.set("payload", p);
       if (lane != null) {
@@ -295,8 +370,8 @@ public final class Main implements Runnable {
       if (priority != null) {
         a.put("priority", priority);
       }
-      if (notBefore != null) {
-        a.put("notBeforeMs", System.currentTimeMillis() + duration("--not-before", notBefore));
+      if (dueAtMs != null) {
+        a.put("notBeforeMs", dueAtMs);
       }
       if (key != null) {
         a.put("key", key);
@@ -307,6 +382,35 @@ public final class Main implements Runnable {
       }
       TaskOptions.labels(a.putObject("labels"), labels, "--label");
       return a;
+    }
+
+    /** {@code --file}: every line checked before anything is sent; then one round trip per frame-sized batch. */
+    private int submitFile() {
+      List<CommandFile.Line> lines = CommandFile.read(file, System.in);
+      String name = file.equals(CommandFile.STDIN) ? "- (standard input)" : file;
+      if (lines.isEmpty()) {
+        System.err.println("vigil: --file " + name + ": no commands (only blank lines and comments); nothing was queued");
+        return 0;
+      }
+      List<ObjectNode> tickets = new ArrayList<>(lines.size());
+      for (CommandFile.Line line : lines) {
+        ObjectNode t = ticketFor(line.argv());
+        if (key != null) {
+          String k = key + ":" + line.number();
+          if (k.length() > SubmitBatches.MAX_KEY) {
+            throw new IllegalArgumentException("--key '" + key + "' is too long for a file of commands: line "
+                + line.number() + " gets the key '" + k + "', and a key is at most " + SubmitBatches.MAX_KEY
+                + " characters");
+          }
+          t.put("key", k);
+        }
+        tickets.add(t);
+      }
+      List<SubmitBatches.Batch> batches = SubmitBatches.plan(name, lines, tickets);
+      try (Client c = Main.connect(home(), false)) {
+        SubmitBatches.send(c, name, batches, out());
+      }
+      return 0;
     }
   }
 
@@ -584,31 +688,32 @@ public final class Main implements Runnable {
     }
   }
 
-  @Command(name = "logs", description = "A run's stdout and stderr.")
+  @Command(name = "logs", description = {"A run's stdout and stderr, or those of a ticket's latest run.",
+    "With --follow: waits for the run to start if it has not, copies its output as it is written, and when the run "
+        + "ends prints how it ended on stderr (like: t-3.1 FAILED: exit code 2); exit 0 when it succeeded, 1 "
+        + "otherwise. A ticket is followed through its retries until it finishes or is held."})
   static final class LogsCmd extends Sub {
-    @Parameters(paramLabel = "RUN")
+    @Parameters(paramLabel = "RUN|TICKET")
     String run;
 
-    @Option(names = "--follow")
+    @Option(names = "--follow", description = "keep copying the output until the run ends (a ticket: until it "
+        + "finishes or is held); a service's output is followed until Ctrl-C")
     boolean follow;
 
     @Override
     public Integer call() throws Exception {
-      if (!run.matches("t-[0-9]+\\.[0-9]+|s-[a-z0-9_-]+")) {
-        throw new IllegalArgumentException("run '" + run + "' is not a run id (like t-12.1)");
+      if (!run.matches("t-[0-9]+(\\.[0-9]+)?|s-[a-z0-9_-]+")) {
+        throw new IllegalArgumentException("'" + run + "' is not a run or ticket id (like t-12.1 or t-12)");
       }
-      Path dir = home().runs().resolve(run);
-      if (!Files.isDirectory(dir)) {
-        throw new Client.Failure(2, "no such run: " + run);
-      }
-      LogTail tail = new LogTail(dir);
-      do {
-        tail.copyNew(System.out, System.err);
-        if (follow) {
-          Thread.sleep(500);
+      try {
+        return new LogFollow(home(), LogFollow.over(home(), waitDaemonMs()), System.out, System.err).run(run, follow);
+      } catch (Client.Failure f) {
+        if (follow && f.exitCode() == 4) {
+          throw new Client.Failure(4, f.getMessage() + "; the work goes on: vigil logs " + run + " --follow to follow "
+              + "it again");
         }
-      } while (follow);
-      return 0;
+        throw f;
+      }
     }
   }
 
@@ -738,7 +843,7 @@ public final class Main implements Runnable {
     public Integer call() throws InterruptedException {
       Home h = home();
       if (once) {
-        try (Client c = Client.connect(h, false)) {
+        try (Client c = Main.connect(h, false)) {
           out().print(frame(h, c));
         }
         return 0;

@@ -113,6 +113,17 @@ public final class LeaseLaw implements Coordination, Store {
     return new Submission.Accepted(t);
   }
 
+  /** One {@link #submit} after another, under the one lock: nothing else runs between them. */
+  @Override
+  public synchronized List<Submission> submitAll(List<NewTicket> batch, long nowMs) {
+    List<NewTicket> all = List.copyOf(batch); // null list or null ticket: refused before anything changes
+    List<Submission> out = new ArrayList<>(all.size());
+    for (NewTicket n : all) {
+      out.add(submit(n, nowMs));
+    }
+    return out;
+  }
+
   @Override
   public synchronized Retry retry(TicketId original, long nowMs) {
     Optional<Ticket> found = Optional.ofNullable(tickets.get(original));

@@ -11,6 +11,7 @@ import dev.vigil.coordination.RunId;
 import dev.vigil.coordination.RunStart;
 import dev.vigil.coordination.StopIntent;
 import dev.vigil.coordination.TicketId;
+import java.util.List;
 import java.util.OptionalInt;
 
 /**
@@ -32,6 +33,16 @@ public sealed interface Step {
   record Submit(NewTicket ticket, long nowMs) implements Step {
     public Object apply(Coordination c) {
       return c.submit(ticket, nowMs);
+    }
+  }
+
+  record SubmitAll(List<NewTicket> tickets, long nowMs) implements Step {
+    public SubmitAll {
+      tickets = List.copyOf(tickets);
+    }
+
+    public Object apply(Coordination c) {
+      return c.submitAll(tickets, nowMs);
     }
   }
 

@@ -153,13 +153,27 @@ public final class RandomSteps {
     }
   }
 
+  /** One submission, or now and then a batch of 0-4 whose keys often meet each other or earlier ones. */
   private Step submit() {
+    if (rnd.nextInt(5) == 0) {
+      int size = rnd.nextInt(5);
+      List<NewTicket> batch = new ArrayList<>(size);
+      for (int i = 0; i < size; i++) {
+        batch.add(newTicket(2));
+      }
+      return new Step.SubmitAll(batch, now);
+    }
+    return new Step.Submit(newTicket(5), now);
+  }
+
+  /** A ticket with an idempotency key one time in {@code keyOdds}. */
+  private NewTicket newTicket(int keyOdds) {
     long notBefore = switch (rnd.nextInt(4)) {
       case 0 -> now + 1 + rnd.nextInt(60_000);
       case 1 -> now - rnd.nextInt(1_000);
       default -> 0;
     };
-    String key = rnd.nextInt(5) == 0 ? "key-" + rnd.nextInt(4) : null;
+    String key = rnd.nextInt(keyOdds) == 0 ? "key-" + rnd.nextInt(4) : null;
     NewTicket n = new NewTicket(pick(LANES), "command", "{\"n\":" + rnd.nextInt(1000) + "}", 1 + rnd.nextInt(3),
         rnd.nextInt(3), notBefore, key);
     if (rnd.nextInt(3) == 0) {
@@ -170,7 +184,7 @@ public final class RandomSteps {
     if (rnd.nextInt(3) == 0) {
       n = n.withLabels(rnd.nextBoolean() ? Map.of("team", "a") : Map.of("team", "b", "prio", "high"));
     }
-    return new Step.Submit(n, now);
+    return n;
   }
 
   /** Moves the clock forward: often not at all, sometimes exactly onto a lease expiry or due time. */

@@ -275,23 +275,46 @@ public final class H2Coordination implements Coordination, AutoCloseable {
   @Override
   public Submission submit(NewTicket n, long nowMs) {
     Objects.requireNonNull(n, "ticket");
-    return tx.run("submit", s -> false, c -> {
-      // Ticket numbers come from one counter row; its lock also serialises submissions, so the
-      // idempotency check below sees every earlier ticket.
-      requireOne(update(c, "UPDATE counters SET issued = issued + 1 WHERE name = 'ticket_seq'"), "ticket counter");
-      if (n.key() != null) {
-        Optional<Long> existing = longs(c, "SELECT id FROM tickets WHERE idempotency_key = ?", n.key()).stream()
-            .findFirst();
-        if (existing.isPresent()) {
-          c.rollback();
-          return new Submission.Duplicate(Rows.ticket(c, new TicketId(existing.get())).orElseThrow());
-        }
+    return tx.run("submit", s -> false, c -> insert(c, n, nowMs));
+  }
+
+  /** Each ticket as {@link #submit} queues it, in one transaction (the counter row stays locked throughout). */
+  @Override
+  public List<Submission> submitAll(List<NewTicket> tickets, long nowMs) {
+    List<NewTicket> all = List.copyOf(tickets); // null list or null ticket: refused before anything changes
+    if (all.isEmpty()) {
+      return List.of();
+    }
+    return tx.run("submitAll", s -> false, c -> {
+      List<Submission> out = new ArrayList<>(all.size());
+      for (NewTicket n : all) {
+        out.add(insert(c, n, nowMs));
       }
-      long seq = longs(c, "SELECT issued FROM counters WHERE name = 'ticket_seq'").get(0);
-      Ticket t = Ticket.submitted(new TicketId(seq), n, nowMs, null);
-      insertTicket(c, t, n.key());
-      return new Submission.Accepted(t);
+      return out;
     });
+  }
+
+  /**
+   * Queues one ticket inside the caller's transaction: the single insert path of {@link #submit}
+   * and {@link #submitAll}.
+   */
+  private static Submission insert(Connection c, NewTicket n, long nowMs) throws SQLException {
+    // Ticket numbers come from one counter row; its lock also serialises submissions, so the
+    // idempotency check below sees every earlier ticket (and every earlier one of this transaction).
+    requireOne(update(c, "UPDATE counters SET issued = issued + 1 WHERE name = 'ticket_seq'"), "ticket counter");
+    if (n.key() != null) {
+      Optional<Long> existing = longs(c, "SELECT id FROM tickets WHERE idempotency_key = ?", n.key()).stream()
+          .findFirst();
+      if (existing.isPresent()) {
+        // give the number back: a duplicate creates nothing, and earlier inserts of a batch stay
+        requireOne(update(c, "UPDATE counters SET issued = issued - 1 WHERE name = 'ticket_seq'"), "ticket counter");
+        return new Submission.Duplicate(Rows.ticket(c, new TicketId(existing.get())).orElseThrow());
+      }
+    }
+    long seq = longs(c, "SELECT issued FROM counters WHERE name = 'ticket_seq'").get(0);
+    Ticket t = Ticket.submitted(new TicketId(seq), n, nowMs, null);
+    insertTicket(c, t, n.key());
+    return new Submission.Accepted(t);
   }
 
   /**

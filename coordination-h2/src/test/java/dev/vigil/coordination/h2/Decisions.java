@@ -64,6 +64,12 @@ final class Decisions {
       return "Submission.Accepted";
     } else if (d instanceof Submission.Duplicate) {
       return "Submission.Duplicate";
+    } else if (d instanceof java.util.List<?> batch) {
+      if (batch.isEmpty()) {
+        return "SubmitAll.empty";
+      }
+      return batch.stream().anyMatch(Submission.Duplicate.class::isInstance) ? "SubmitAll.withDuplicate"
+          : "SubmitAll.allAccepted";
     } else if (d instanceof Boolean b) {
       return "Lane." + b;
     } else if (d instanceof dev.vigil.coordination.Owner) {

@@ -88,6 +88,7 @@ class H2DifferentialTest {
         });
     assertTrue(sequences.get() >= SEQUENCES && steps.get() >= SEQUENCES * 50, sequences + " sequences, " + steps);
     cov.assertSaw("Submission.Accepted", "Submission.Duplicate",
+        "SubmitAll.allAccepted", "SubmitAll.withDuplicate", "SubmitAll.empty",
         "Claim.Granted", "Claim.NOT_FOUND", "Claim.LEASED", "Claim.NOT_READY", "Claim.PARKED", "Claim.NOT_DUE",
         "ClaimNext.granted", "ClaimNext.none",
         "Start.Started", "Start.ALREADY_STARTED", "Start.NOT_CLAIMED", "Start.LEASE_LOST", "Start.NOT_FOUND",

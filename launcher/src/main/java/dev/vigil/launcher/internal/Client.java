@@ -7,6 +7,8 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.util.HashSet;
 import java.util.Optional;
+import dev.vigil.supervisor.DaemonLiveness;
+import dev.vigil.supervisor.Durations;
 import dev.vigil.supervisor.Replacement;
 import dev.vigil.supervisor.Version;
 
@@ -69,16 +71,57 @@ public final class Client implements AutoCloseable {
   }
 
   /**
-   * Connects to the daemon of {@code home}.
+   * Connects to the daemon of {@code home}, waiting up to {@link DaemonWait#DEFAULT_MS} for one that
+   * is starting or restarting.
    *
    * @throws Failure exit 4 when no daemon answers on the socket
    */
   public static Client connect(Home home, boolean interactive) {
-    Optional<Client> c = tryConnect(home, interactive);
-    if (c.isEmpty()) {
-      throw new Failure(4, "no daemon running on " + home.dir());
+    return connect(home, interactive, DaemonWait.DEFAULT_MS);
+  }
+
+  /**
+   * Connects to the daemon of {@code home}. When none answers, it tries again every
+   * {@value DaemonWait#RETRY_MS} ms for up to {@code waitMs} while the home shows a daemon starting
+   * or restarting ({@link DaemonWait}); when it clearly has none, it fails at once. After a second
+   * of waiting it says so on stderr, once.
+   *
+   * @param waitMs how long to wait for a daemon that is starting, ms (0: not at all)
+   * @throws Failure exit 4 when no daemon answers
+   */
+  public static Client connect(Home home, boolean interactive, long waitMs) {
+    long start = System.nanoTime();
+    boolean told = false;
+    DaemonLiveness liveness = DaemonWait.liveness();
+    while (true) {
+      Optional<Client> c = tryConnect(home, interactive);
+      if (c.isPresent()) {
+        return c.get();
+      }
+      long waited = (System.nanoTime() - start) / 1_000_000;
+      DaemonWait.Decision d = DaemonWait.decide(DaemonWait.signs(home), liveness, System.currentTimeMillis(), waited,
+          waitMs);
+      if (d instanceof DaemonWait.Decision.NoDaemon) {
+        throw new Failure(4, "no daemon running on " + home.dir());
+      } else if (d instanceof DaemonWait.Decision.GaveUp g) {
+        throw new Failure(4, "no daemon answered on " + home.dir() + " within " + Durations.format(waitMs) + " ("
+            + g.why() + ")");
+      } else if (d instanceof DaemonWait.Decision.Retry r) {
+        if (!told && waited >= 1_000) {
+          told = true;
+          System.err.println("vigil: waiting up to " + Durations.format(waitMs) + " for the daemon on " + home.dir()
+              + " to answer (it seems to be starting: " + r.why() + ")");
+        }
+        try {
+          Thread.sleep(r.afterMs());
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new Failure(1, "interrupted");
+        }
+      } else {
+        throw new AssertionError(d);
+      }
     }
-    return c.get();
   }
 
   /** Connects, or empty when no daemon answers. */

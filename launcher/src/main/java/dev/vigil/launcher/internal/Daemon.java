@@ -54,6 +54,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class Daemon implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Daemon.class);
+  /** The capability of a daemon that takes {@code submit-all} (many submissions in one transaction). */
+  public static final String SUBMIT_ALL = "submit_all";
   /** Period of the engine's tick, ms. */
   static final long TICK_MS = 100;
 
@@ -328,7 +330,7 @@ public final class Daemon implements AutoCloseable {
     @Override
     public void onMessage(Peer peer, Message.ToDaemon m) {
       if (m instanceof Message.ClientHello) {
-        peer.send(new Message.Capabilities(List.of("idle_shutdown"), BuildInfo.BUILD, BuildInfo.VERSION,
+        peer.send(new Message.Capabilities(List.of("idle_shutdown", SUBMIT_ALL), BuildInfo.BUILD, BuildInfo.VERSION,
             BuildInfo.PROTOCOL, ProcessHandle.current().pid()));
       } else if (m instanceof Message.Command c) {
         Command cmd;

@@ -29,6 +29,8 @@ import dev.vigil.supervisor.engine.Command;
 import dev.vigil.supervisor.engine.Reply;
 import dev.vigil.supervisor.engine.Status;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.OptionalInt;
@@ -37,7 +39,8 @@ import java.util.TreeMap;
 /**
  * The control protocol's payloads (DESIGN.md §6): a client command's {@code args} to an engine
  * {@link Command}, and an engine {@link Reply} to the JSON body of a {@code reply} frame. One op per
- * command: {@code submit}, {@code status}, {@code list} (tickets), {@code runs}, {@code show},
+ * command: {@code submit}, {@code submit-all} (many submissions in one transaction, all or nothing;
+ * the reply names only the ids), {@code status}, {@code list} (tickets), {@code runs}, {@code show},
  * {@code park}/{@code unpark} (a {@code ticket} or a {@code lane}), {@code hold}, {@code release},
  * {@code cancel}, {@code run} (hand-started, Q8), {@code pause}, {@code resume},
  * {@code start-service}, {@code stop-service}, {@code kill} (Q13), {@code retry} and {@code events}.
@@ -86,6 +89,26 @@ public final class Wire {
     switch (op) {
       case "submit":
         return new Command.Submit(submission(args, defaultMaxAttempts));
+      case "submit-all": {
+        JsonNode tickets = args.get("tickets");
+        if (tickets == null || !tickets.isArray()) {
+          throw new IllegalArgumentException("submit-all: tickets must be an array of submissions");
+        }
+        List<NewTicket> all = new ArrayList<>(tickets.size());
+        for (int i = 0; i < tickets.size(); i++) {
+          JsonNode t = tickets.get(i);
+          if (!t.isObject()) {
+            throw new IllegalArgumentException("submit-all: submission " + (i + 1) + " is not an object");
+          }
+          try {
+            all.add(submission((ObjectNode) t, defaultMaxAttempts));
+          } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("submission " + (i + 1) + " of " + tickets.size() + ": " + e.getMessage()
+                + "; nothing was queued", e);
+          }
+        }
+        return new Command.SubmitAll(all);
+      }
       case "kill": {
         TicketId t;
         RunId run = null;
@@ -288,6 +311,11 @@ public final class Wire {
     if (r instanceof Reply.Submitted s) {
       o.set("ticket", ticket(s.ticket()));
       o.put("duplicate", s.duplicate());
+    } else if (r instanceof Reply.SubmittedAll all) {
+      ArrayNode a = o.putArray("tickets"); // ids only: the reply stays small however large the payloads
+      for (Reply.Submitted s : all.tickets()) {
+        a.addObject().put("id", s.ticket().id().toString()).put("duplicate", s.duplicate());
+      }
     } else if (r instanceof Reply.StatusReport s) {
       o.set("status", status(s.status()));
     } else if (r instanceof Reply.TicketList l) {

@@ -7,6 +7,7 @@ import dev.vigil.coordination.RunQuery;
 import dev.vigil.coordination.StopIntent;
 import dev.vigil.coordination.TicketId;
 import dev.vigil.coordination.TicketQuery;
+import java.util.List;
 import java.util.Objects;
 import java.util.OptionalInt;
 
@@ -16,6 +17,16 @@ public sealed interface Command {
   record Submit(NewTicket ticket) implements Command {
     public Submit {
       Objects.requireNonNull(ticket, "ticket");
+    }
+  }
+
+  /**
+   * Queue many tickets at once, in one transaction, all or nothing: refused whole (nothing queued)
+   * when one ticket's lane or worker type is not configured.
+   */
+  record SubmitAll(List<NewTicket> tickets) implements Command {
+    public SubmitAll {
+      tickets = List.copyOf(tickets);
     }
   }
 

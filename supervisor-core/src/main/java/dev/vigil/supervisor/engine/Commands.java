@@ -56,6 +56,8 @@ final class Commands {
     }
     if (command instanceof Command.Submit s) {
       return submit(s.ticket(), nowMonoMs, nowWallMs);
+    } else if (command instanceof Command.SubmitAll s) {
+      return submitAll(s.tickets(), nowMonoMs, nowWallMs);
     } else if (command instanceof Command.Park p) {
       return control(ctx.coordination.park(p.ticket()), p.ticket().toString(), nowMonoMs, null);
     } else if (command instanceof Command.Unpark u) {
@@ -100,27 +102,55 @@ final class Commands {
   }
 
   private Reply submit(NewTicket n, long nowMonoMs, long nowWallMs) {
+    Optional<Reply.Invalid> refused = refusal(n);
+    if (refused.isPresent()) {
+      return refused.get();
+    }
+    Reply r = submitted(ctx.coordination.submit(n, nowWallMs));
+    dispatchAfterSubmit(nowMonoMs, nowWallMs);
+    return r;
+  }
+
+  /** All or nothing: every ticket is checked before any is queued, then one {@code submitAll}. */
+  private Reply submitAll(List<NewTicket> tickets, long nowMonoMs, long nowWallMs) {
+    for (NewTicket n : tickets) {
+      Optional<Reply.Invalid> refused = refusal(n);
+      if (refused.isPresent()) {
+        return new Reply.Invalid(refused.get().reason() + "; nothing was queued");
+      }
+    }
+    List<Reply.Submitted> out = ctx.coordination.submitAll(tickets, nowWallMs).stream().map(Commands::submitted).toList();
+    dispatchAfterSubmit(nowMonoMs, nowWallMs);
+    return new Reply.SubmittedAll(out);
+  }
+
+  /** Why this daemon cannot run the ticket (its lane or worker type is not configured), if it cannot. */
+  private Optional<Reply.Invalid> refusal(NewTicket n) {
     if (ctx.config.concurrency(n.lane()) == 0) {
       List<Lane> lanes = ctx.config.lanes().stream().map(EngineConfig.LaneLimit::lane).toList();
-      return new Reply.Invalid("lane '" + n.lane() + "' is not configured (lanes: " + lanes + ")");
+      return Optional.of(new Reply.Invalid("lane '" + n.lane() + "' is not configured (lanes: " + lanes + ")"));
     }
     if (!ctx.config.workerTypes().contains(n.type())) {
-      return new Reply.Invalid("worker type '" + n.type() + "' is not configured (workerTypes: "
-          + ctx.config.workerTypes() + ")");
+      return Optional.of(new Reply.Invalid("worker type '" + n.type() + "' is not configured (workerTypes: "
+          + ctx.config.workerTypes() + ")"));
     }
-    Submission s = ctx.coordination.submit(n, nowWallMs);
-    Reply r;
+    return Optional.empty();
+  }
+
+  private static Reply.Submitted submitted(Submission s) {
     if (s instanceof Submission.Accepted a) {
-      r = new Reply.Submitted(a.ticket(), false);
+      return new Reply.Submitted(a.ticket(), false);
     } else if (s instanceof Submission.Duplicate d) {
-      r = new Reply.Submitted(d.existing(), true);
+      return new Reply.Submitted(d.existing(), true);
     } else {
       throw new AssertionError(s);
     }
+  }
+
+  private void dispatchAfterSubmit(long nowMonoMs, long nowWallMs) {
     if (lifecycle.dispatches()) {
       scheduler.dispatch(nowMonoMs, nowWallMs);
     }
-    return r;
   }
 
   /** An operator verb's answer; {@code killHint} is the command that stops a running ticket instead, if any. */

@@ -19,6 +19,13 @@ public sealed interface Reply {
     }
   }
 
+  /** The tickets of a {@link Command.SubmitAll}, one per ticket submitted and in its order. */
+  record SubmittedAll(List<Submitted> tickets) implements Reply {
+    public SubmittedAll {
+      tickets = List.copyOf(tickets);
+    }
+  }
+
   record StatusReport(Status status) implements Reply {
     public StatusReport {
       Objects.requireNonNull(status, "status");

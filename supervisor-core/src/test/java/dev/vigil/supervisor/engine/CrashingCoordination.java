@@ -87,6 +87,11 @@ final class CrashingCoordination implements Coordination {
   }
 
   @Override
+  public java.util.List<Submission> submitAll(java.util.List<NewTicket> tickets, long nowMs) {
+    return verb("submitAll", () -> inner.submitAll(tickets, nowMs));
+  }
+
+  @Override
   public void registerOwner(Owner owner) {
     verb("registerOwner", () -> {
       inner.registerOwner(owner);

@@ -246,6 +246,32 @@ class EngineExamplesTest {
   }
 
   @Test
+  void submitAllQueuesEveryTicketInOrder_namingDuplicates_andDispatchesThem() {
+    b.boot();
+    Reply r = b.command(new Command.SubmitAll(List.of(NewTicket.of(LANE_A, "cmd", "{\"n\":1}"),
+        new NewTicket(LANE_B, "py", "{\"n\":2}", 2, 0, 0, "job-1"), new NewTicket(LANE_A, "cmd", "{}", 3, 0, 0, "job-1"))));
+    List<Reply.Submitted> got = assertInstanceOf(Reply.SubmittedAll.class, r).tickets();
+    assertEquals(List.of(new TicketId(1), new TicketId(2), new TicketId(2)), got.stream().map(s -> s.ticket().id()).toList());
+    assertEquals(List.of(false, false, true), got.stream().map(Reply.Submitted::duplicate).toList());
+    assertEquals(2, b.law.tickets(TicketQuery.all()).size());
+    b.until("both are dispatched", () -> !b.law.runsOf(new TicketId(1)).isEmpty() && !b.law.runsOf(new TicketId(2)).isEmpty(),
+        1_000);
+  }
+
+  @Test
+  void submitAllWithOneTicketThisDaemonCannotRun_isRefusedWhole_andQueuesNothing() {
+    b.boot();
+    Reply lane = b.command(new Command.SubmitAll(List.of(NewTicket.of(LANE_A, "cmd", "{}"),
+        NewTicket.of(new Lane("gpu"), "cmd", "{}"))));
+    assertTrue(lane instanceof Reply.Invalid i && i.reason().contains("lane 'gpu'") && i.reason().endsWith("nothing was queued"),
+        lane.toString());
+    Reply type = b.command(new Command.SubmitAll(List.of(NewTicket.of(LANE_A, "ruby", "{}"), NewTicket.of(LANE_A, "cmd", "{}"))));
+    assertTrue(type instanceof Reply.Invalid i && i.reason().contains("worker type 'ruby'"), type.toString());
+    assertTrue(b.law.tickets(TicketQuery.all()).isEmpty(), "a refused batch changes nothing");
+    assertEquals(List.of(), assertInstanceOf(Reply.SubmittedAll.class, b.command(new Command.SubmitAll(List.of()))).tickets());
+  }
+
+  @Test
   void queriesAnswerTicketsRunsAndNotFound() {
     b.boot();
     RunId run = running(Bench.task().work(10_000), LANE_A);

@@ -31,7 +31,8 @@ class EnginePropertiesTest {
     simulate("C1", Simulation.Profile.MIXED, 700).assertSaw(
         "daemon crash", "verb crash armed", "crash after launch", "kill -9 a worker", "task worker forked",
         "recovered READOPT", "recovered ADOPT_CLAIM", "recovered ABORT_CLAIM", "recovered SETTLE_DEAD",
-        "recovered FINISH_FOR_DEAD_EXIT_OWNER", "go", "every ticket settled", "verb crash armed at boot");
+        "recovered FINISH_FOR_DEAD_EXIT_OWNER", "go", "every ticket settled", "verb crash armed at boot",
+        "batch accepted", "batch refused");
   }
 
   @Test

@@ -660,6 +660,25 @@ final class Simulation {
   }
 
   private void submit() {
+    if (rng.nextInt(8) == 0) {
+      submitBatch();
+      return;
+    }
+    NewTicket n = newTicket();
+    Reply r = command(new Command.Submit(n));
+    if (r == null) {
+      return;
+    }
+    if (!runnable(n)) {
+      expect(r instanceof Reply.Invalid, "a submission to lane " + n.lane() + " of type " + n.type() + " is refused", r);
+      seen.saw("submission refused");
+    } else {
+      expect(r instanceof Reply.Submitted, "a valid submission is accepted", r);
+      seen.saw(((Reply.Submitted) r).duplicate() ? "submission duplicate" : "submission accepted");
+    }
+  }
+
+  private NewTicket newTicket() {
     Lane lane = rng.nextInt(40) == 0 ? new Lane("zzz") : rng.nextInt(3) == 0 ? LANE_B : LANE_A;
     String type = rng.nextInt(40) == 0 ? "ruby" : rng.nextBoolean() ? "cmd" : "py";
     long notBefore = rng.nextInt(5) == 0 ? world.wallMs + rng.nextInt(10_000) : 0;
@@ -668,17 +687,32 @@ final class Simulation {
     if (profile.pct(Knob.TIMEOUT) > 0 && rng.nextInt(100) < profile.pct(Knob.TIMEOUT)) {
       n = n.withSpec(RunSpec.DEFAULT.withTimeout(500 + rng.nextInt(8_500)));
     }
-    Reply r = command(new Command.Submit(n));
+    return n;
+  }
+
+  private static boolean runnable(NewTicket n) {
+    return (n.lane().equals(LANE_A) || n.lane().equals(LANE_B)) && TYPES.contains(n.type());
+  }
+
+  /** A batch of 1-6: refused whole, queuing nothing, when one ticket cannot run here; else one reply per ticket. */
+  private void submitBatch() {
+    List<NewTicket> batch = new ArrayList<>();
+    for (int i = rng.nextInt(6) + 1; i > 0; i--) {
+      batch.add(newTicket());
+    }
+    int before = law.tickets(TicketQuery.all()).size();
+    Reply r = command(new Command.SubmitAll(batch));
     if (r == null) {
       return;
     }
-    boolean configured = lane.equals(LANE_A) || lane.equals(LANE_B);
-    if (!configured || !TYPES.contains(type)) {
-      expect(r instanceof Reply.Invalid, "a submission to lane " + lane + " of type " + type + " is refused", r);
-      seen.saw("submission refused");
+    if (!batch.stream().allMatch(Simulation::runnable)) {
+      expect(r instanceof Reply.Invalid, "a batch with a ticket this daemon cannot run is refused", r);
+      expect(law.tickets(TicketQuery.all()).size() == before, "a refused batch queues nothing", r);
+      seen.saw("batch refused");
     } else {
-      expect(r instanceof Reply.Submitted, "a valid submission is accepted", r);
-      seen.saw(((Reply.Submitted) r).duplicate() ? "submission duplicate" : "submission accepted");
+      expect(r instanceof Reply.SubmittedAll a && a.tickets().size() == batch.size(),
+          "a valid batch answers one ticket per submission", r);
+      seen.saw("batch accepted");
     }
   }
 

@@ -136,9 +136,12 @@ public sealed interface Message {
    */
   record Command(String op, ObjectNode args) implements FromClient {
     /** The command ops. */
-    public static final Set<String> OPS = Set.of("submit", "status", "list", "runs", "show", "park", "unpark", "hold",
-        "release", "cancel", "run", "pause", "resume", "start-service", "stop-service",
+    public static final Set<String> OPS = Set.of("submit", "submit-all", "status", "list", "runs", "show", "park",
+        "unpark", "hold", "release", "cancel", "run", "pause", "resume", "start-service", "stop-service",
         "kill", "retry", "events");
+
+    /** The longest frame the daemon reads, bytes (a command must fit in one, with its envelope). */
+    public static final int MAX_FRAME_BYTES = FrameIO.MAX_FRAME;
 
     public Command {
       Objects.requireNonNull(op, "op");
