@@ -26,7 +26,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * A small public surface (CONVENTIONS.md 8), checked on the compiled classes of every module, main
+ * A small public surface (DESIGN.md §2), checked on the compiled classes of every module, main
  * and test alike, as the reactor built them. A class belongs to the module whose build directory it
  * was read from, so a test in another module is held to the same rules as that module's main code.
  *

@@ -5,7 +5,7 @@ import java.util.Objects;
 
 /**
  * How a worker type's run ended, in its own words. The worker host writes it durably to
- * {@code outcome.json} before it reports it (no outcome lost, DESIGN §1.4); the daemon settles the
+ * {@code outcome.json} before it reports it (no outcome lost, DESIGN.md §1.4); the daemon settles the
  * run with {@link #verdict()}. A detail is prose for humans; one longer than {@link #MAX_DETAIL}
  * characters is cut there and ends with {@code …}.
  */

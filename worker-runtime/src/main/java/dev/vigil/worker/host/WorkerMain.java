@@ -3,7 +3,7 @@ package dev.vigil.worker.host;
 import dev.vigil.worker.protocol.RunToken;
 
 /**
- * The worker host process (DESIGN §5): {@code java <WorkerArgs.FAST_START_FLAGS> -cp … 
+ * The worker host process (DESIGN.md §5): {@code java <WorkerArgs.FAST_START_FLAGS> -cp … 
  * dev.vigil.worker.host.WorkerMain <WorkerArgs.toArgv()>}, started by the daemon through
  * {@code Processes.launch} in its own session.
  *

@@ -9,7 +9,7 @@ import java.util.Objects;
 /**
  * What to launch as a worker. The process gets exactly {@code environment} (nothing is inherited),
  * stdin from {@code /dev/null}, and stdout/stderr appended to the two files, never a pipe to the
- * launcher (DESIGN §5). Secrets travel only in the environment: the compact constructor rejects a
+ * launcher (DESIGN.md §5). Secrets travel only in the environment: the compact constructor rejects a
  * command line that contains the run token, the value of {@link RunToken#ENV} (C9).
  *
  * @param command          the program and its arguments (no secrets), e.g. from

@@ -28,7 +28,7 @@ import java.util.concurrent.locks.LockSupport;
  *       ticks and process group all match a live, not exited process. No clock is consulted.
  *   <li>Signals are identity-gated: the identity is re-checked immediately before each TERM and KILL;
  *       a reused pid, an exited one, or one from another boot is never signalled.
- *   <li>DESIGN §5 launch: {@code /usr/bin/setsid} execs in place (a child of the JVM is not a group
+ *   <li>DESIGN.md §5 launch: {@code /usr/bin/setsid} execs in place (a child of the JVM is not a group
  *       leader), so the pid this JVM holds is the session and group leader; stdin is
  *       {@code /dev/null}, stdout and stderr are appended to files; a dead launcher cannot reach the
  *       worker through SIGPIPE or SIGHUP.

@@ -8,7 +8,7 @@ import java.util.Arrays;
 /**
  * Newline-delimited frames on a byte stream. A frame is the bytes before a {@code '\n'}; one longer
  * than {@link #MAX_FRAME} bytes is refused with {@link FrameTooLong} before it is read whole, and the
- * caller closes the connection (DESIGN §6).
+ * caller closes the connection (DESIGN.md §6).
  */
 final class FrameIO {
   /** Longest frame, bytes, not counting its newline (1 MiB). */

@@ -9,7 +9,7 @@ import java.util.OptionalDouble;
 import java.util.Set;
 
 /**
- * Every frame of the socket protocol (DESIGN §6), one record per op. On the wire each is one line
+ * Every frame of the socket protocol (DESIGN.md §6), one record per op. On the wire each is one line
  * of JSON {@code {"v":1,"op":"<op>", …fields}}; {@link #op()} names it. Which side may send which
  * message is fixed: {@link ToDaemon} from workers and clients, {@link FromDaemon} from the daemon.
  */
@@ -131,7 +131,7 @@ public sealed interface Message {
   }
 
   /**
-   * A control command (DESIGN §6): one of {@link #OPS}; its fields, other than {@code v} and
+   * A control command (DESIGN.md §6): one of {@link #OPS}; its fields, other than {@code v} and
    * {@code op}, are passed as {@code args} for the daemon to validate.
    */
   record Command(String op, ObjectNode args) implements FromClient {

@@ -13,7 +13,7 @@ public sealed interface OutcomeRead {
 
   /**
    * No usable outcome: the file is absent, truncated or corrupt. The run settles as LOST with the
-   * diagnosis (DESIGN §7 recovery); reading never throws at the caller.
+   * diagnosis (DESIGN.md §7 recovery); reading never throws at the caller.
    */
   record None(String diagnosis) implements OutcomeRead {
     public None {

@@ -8,7 +8,7 @@ import java.util.Objects;
 
 /**
  * The exclusive OS lock on a run's {@code reservation.lock}, held by its worker for its whole life
- * (DESIGN §5). The OS releases it when the process dies, however it dies, so a free lock means no
+ * (DESIGN.md §5). The OS releases it when the process dies, however it dies, so a free lock means no
  * live worker (C5). Closing it releases it early (tests, or a worker that gives up its handoff).
  */
 public final class Reservation implements AutoCloseable {

@@ -26,7 +26,7 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * A run directory {@code <home>/runs/<run-id>/} (0700; every file 0600), DESIGN §5:
+ * A run directory {@code <home>/runs/<run-id>/} (0700; every file 0600), DESIGN.md §5:
  *
  * <ol>
  *   <li>{@code reservation.lock}: an exclusive OS file lock the worker holds for its whole life; a
