@@ -68,13 +68,25 @@ final class Views {
     return String.join(", ", out);
   }
 
-  /** A ticket in one line: id, state, lane, attempts, its command (shortened) and labels, why it is held. */
+  /** A ticket in one line: id, state, lane, attempts, its command (shortened) and labels, when it is due, why it is held. */
   static String ticketLine(JsonNode t) {
     String labels = labels(t);
-    return String.format("%-8s %-10s lane %-10s %-28s %s%s%s%s", t.path("id").asText(), t.path("state").asText(),
+    long wait = waitMs(t, System.currentTimeMillis());
+    return String.format("%-8s %-10s lane %-10s %-28s %s%s%s%s%s", t.path("id").asText(), t.path("state").asText(),
         t.path("lane").asText(), attempts(t), shortened(command(t), COMMAND_WIDTH),
         labels.isEmpty() ? "" : " [" + labels + "]", t.path("parked").asBoolean() ? " parked" : "",
+        wait > 0 ? " due in " + Durations.format(roundedUp(wait)) : "",
         t.hasNonNull("holdReason") ? " (" + t.path("holdReason").asText() + ")" : "");
+  }
+
+  /** How long a READY ticket still waits for its due time ({@code --at}, {@code --in}), ms; 0 when due. */
+  static long waitMs(JsonNode t, long nowMs) {
+    return t.path("state").asText().equals("READY") ? Math.max(0, t.path("notBeforeMs").asLong(0) - nowMs) : 0;
+  }
+
+  /** A wait to the whole second above it, so that "due in" never reads 0s for a ticket not yet due. */
+  private static long roundedUp(long ms) {
+    return (ms + 999) / 1000 * 1000;
   }
 
   /** How a run ended, as its command's own exit: {@code exit 1}, {@code signal 9}, or {@code -}. */
@@ -106,6 +118,12 @@ final class Views {
       out.add("  environment  " + names.size() + " variables (values not shown): " + String.join(" ", names));
     } else {
       out.add("  environment  the daemon's default (PATH, HOME, LANG)");
+    }
+    long wait = waitMs(t, System.currentTimeMillis());
+    if (wait > 0) {
+      out.add("  due          " + java.time.Instant.ofEpochMilli(t.path("notBeforeMs").asLong())
+          .atZone(java.time.ZoneId.systemDefault()).withNano(0).toOffsetDateTime() + " (in "
+          + Durations.format(roundedUp(wait)) + ")");
     }
     long timeout = spec.path("timeoutMs").asLong(0);
     out.add("  time limit   " + (timeout > 0 ? Durations.format(timeout) : "its lane's, if any"));

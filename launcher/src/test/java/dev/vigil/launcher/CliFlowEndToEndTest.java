@@ -204,6 +204,11 @@ class CliFlowEndToEndTest {
     JsonNode ran = until(home, soon, t -> t.path("state").asText().equals("SUCCEEDED"));
     assertTrue(ran.path("runs").get(0).path("claimedAtMs").asLong() >= soonDue, "not claimed before it was due: " + ran);
     assertEquals("READY", show(home, in).path("state").asText(), "the others wait for their time");
+    String waiting = vigil(home, "tasks").out();
+    assertTrue(waiting.lines().anyMatch(l -> l.startsWith(in + " ") && l.matches(".* due in (59m[0-9]+s|1h)\\b.*")),
+        "tasks says when a ticket waiting for its time is due: " + waiting);
+    String detail = vigil(home, "show", in).out();
+    assertTrue(detail.lines().anyMatch(l -> l.trim().startsWith("due ") && l.contains("(in ")), detail);
 
     int queued = tickets(home);
     refusedInOneLine(vigil(home, "submit", "--at", "banana", "--", "true"), "--at 'banana' is not a time");

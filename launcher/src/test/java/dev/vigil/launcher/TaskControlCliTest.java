@@ -184,6 +184,7 @@ class TaskControlCliTest {
     assertEquals(1, m.path("runs").size(), "not retried");
     assertEquals("PERMANENT_FAILURE", lastRun(m).path("verdict").asText());
     assertTrue(lastRun(m).path("diagnosis").asText().contains("No such file or directory"), m.toString());
+    assertEquals(127, lastRun(m).path("exitCode").asInt(), "a command not found shows 127, as a shell reports it: " + m);
 
     JsonNode f = settled(home, falseOne);
     assertEquals(1, lastRun(f).path("exitCode").asInt(), "`false` shows exit 1: " + f);

@@ -168,7 +168,10 @@ final class CommandWorker implements WorkerType {
     try {
       child = pb.start();
     } catch (java.io.IOException e) {
-      return ctx.permanentFailure("cannot run " + spec.argv().get(0) + ": " + reason(e));
+      // what a POSIX shell reports for a command it cannot run: 127 not found, 126 found but not runnable
+      String why = reason(e);
+      ctx.processEnded(why.contains("No such file") ? 127 : 126, null);
+      return ctx.permanentFailure("cannot run " + spec.argv().get(0) + ": " + why);
     }
     Optional<WorkContext.Work> work = ctx.busy(WorkSet.Kind.UNSETTLED_CHILD, "pid " + child.pid());
     ctx.addListener(new WorkContext.Listener() {

@@ -215,6 +215,11 @@ class WorkerHostTest {
         daemon.await(missing.subject(), Message.OutcomeReport.class).outcome());
     assertEquals(new Outcome.PermanentFailure("cannot run " + notExecutable + ": Permission denied"),
         daemon.await(denied.subject(), Message.OutcomeReport.class).outcome());
+    // the exit shown is what a shell reports for such a command, never the host's 0
+    assertEquals(127, missing.exitStatus());
+    assertEquals(RunExit.code(127, 0), recorded(missing).exit());
+    assertEquals(126, denied.exitStatus());
+    assertEquals(RunExit.code(126, 0), recorded(denied).exit());
   }
 
   @Test
