@@ -481,21 +481,7 @@ public final class Main implements Runnable {
         out().println(pretty(s));
         return 0;
       }
-      out().println("daemon pid " + s.path("pid").asLong() + ", " + s.path("state").asText() + ", version "
-          + s.path("version").asText() + " (build " + s.path("build").asText() + ")");
-      for (JsonNode l : s.path("lanes")) {
-        out().println("lane " + l.path("lane").asText() + ": " + l.path("occupied").asInt() + "/"
-            + l.path("concurrency").asInt() + " running, " + l.path("ready").asInt() + " ready"
-            + (l.path("parked").asBoolean() ? ", parked" : ""));
-      }
-      for (JsonNode r : s.path("runs")) {
-        out().println("run " + r.path("run").asText() + " " + r.path("state").asText() + " pid "
-            + r.path("pid").asText("-") + " (" + r.path("supervision").asText() + ")");
-      }
-      for (JsonNode v : s.path("services")) {
-        out().println("service " + v.path("name").asText() + " " + v.path("state").asText());
-      }
-      out().println("tickets " + s.path("tickets"));
+      Views.status(s, System.currentTimeMillis()).forEach(out()::println);
       return 0;
     }
   }
@@ -933,17 +919,19 @@ public final class Main implements Runnable {
       JsonNode s = Client.ok(c.call("status", args())).path("status");
       long now = System.currentTimeMillis();
       b.append("vigil ").append(h.dir()).append(" - daemon pid ").append(s.path("pid").asLong()).append(", ")
-          .append(s.path("state").asText()).append(", version ").append(s.path("version").asText()).append('\n');
+          .append(Views.daemonState(s.path("state").asText())).append(", version ").append(s.path("version").asText())
+          .append('\n');
       for (JsonNode l : s.path("lanes")) {
-        b.append(String.format("lane %-12s %d/%d running, %d ready%s%n", l.path("lane").asText(),
+        b.append(String.format("lane %-12s %d of %d running, %d waiting%s%s%n", l.path("lane").asText(),
             l.path("occupied").asInt(), l.path("concurrency").asInt(), l.path("ready").asInt(),
-            l.path("parked").asBoolean() ? ", parked" : ""));
+            l.path("parkedTickets").asInt() > 0 ? ", " + l.path("parkedTickets").asInt() + " parked" : "",
+            l.path("parked").asBoolean() ? " (lane parked)" : ""));
       }
       b.append("running work:\n");
       for (JsonNode r : s.path("runs")) {
         long since = r.hasNonNull("startedAtWallMs") ? r.path("startedAtWallMs").asLong() : r.path("claimedAtWallMs").asLong();
-        b.append(String.format("  %-10s %-8s pid %-7s %-9s %s%n", r.path("run").asText(), r.path("state").asText(),
-            r.hasNonNull("pid") ? r.path("pid").asText() : "-", r.path("supervision").asText(),
+        b.append(String.format("  %-10s pid %-7s %-14s %s%n", r.path("run").asText(),
+            r.hasNonNull("pid") ? r.path("pid").asText() : "-", Views.supervision(r.path("supervision").asText()),
             Durations.format(Math.max(0, now - since) / 1000 * 1000)));
       }
       if (!s.path("services").isEmpty()) {
@@ -960,7 +948,8 @@ public final class Main implements Runnable {
         b.append(String.format("  %-10s %-17s %-10s %s -> ticket %s%n", r.path("run").asText(), r.path("verdict").asText(),
             exit, r.path("diagnosis").asText("-"), r.path("ticketState").asText()));
       }
-      b.append("tickets ").append(s.path("tickets")).append('\n');
+      List<String> lines = Views.status(s, now);
+      b.append(lines.stream().filter(l -> l.startsWith("Tasks: ")).findFirst().orElse("")).append('\n');
       return b.toString();
     }
   }

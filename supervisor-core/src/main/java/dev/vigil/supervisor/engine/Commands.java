@@ -75,6 +75,10 @@ final class Commands {
     } else if (command instanceof Command.Retry r) {
       return retry(r, nowMonoMs, nowWallMs);
     } else if (command instanceof Command.ParkLane p) {
+      Optional<Reply.Invalid> unknown = unknownLane(p.lane());
+      if (unknown.isPresent()) {
+        return unknown.get();
+      }
       boolean changed = ctx.coordination.parkLane(p.lane());
       return new Reply.LaneChanged(p.lane(), true, changed, tasks.stopParked(nowMonoMs));
     } else if (command instanceof Command.UnparkLane u) {
@@ -122,6 +126,15 @@ final class Commands {
     List<Reply.Submitted> out = ctx.coordination.submitAll(tickets, nowWallMs).stream().map(Commands::submitted).toList();
     dispatchAfterSubmit(nowMonoMs, nowWallMs);
     return new Reply.SubmittedAll(out);
+  }
+
+  /** Why a lane cannot be parked: this daemon has no such lane (a typo would otherwise park nothing real). */
+  private Optional<Reply.Invalid> unknownLane(Lane lane) {
+    if (ctx.config.concurrency(lane) > 0) {
+      return Optional.empty();
+    }
+    List<Lane> lanes = ctx.config.lanes().stream().map(EngineConfig.LaneLimit::lane).toList();
+    return Optional.of(new Reply.Invalid("lane '" + lane + "' is not configured (lanes: " + lanes + "); nothing was parked"));
   }
 
   /** Why this daemon cannot run the ticket (its lane or worker type is not configured), if it cannot. */

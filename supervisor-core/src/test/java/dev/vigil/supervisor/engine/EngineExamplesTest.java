@@ -186,6 +186,17 @@ class EngineExamplesTest {
   }
 
   @Test
+  void parkingALaneThatIsNotConfiguredIsRefused_namingTheLanes() {
+    b.boot();
+    Reply r = b.command(new Command.ParkLane(new dev.vigil.coordination.Lane("nosuchlane")));
+    assertTrue(r instanceof Reply.Invalid, "refused: " + r);
+    String why = ((Reply.Invalid) r).reason();
+    assertTrue(why.startsWith("lane 'nosuchlane' is not configured (lanes: [") && why.contains(LANE_A.toString())
+        && why.endsWith("nothing was parked"), why);
+    assertTrue(b.status().lanes().stream().noneMatch(l -> l.parked()), "no lane is parked");
+  }
+
+  @Test
   void parkingALaneTellsItsWorkersAndClaimsNothingFromIt() {
     b.boot();
     running(Bench.task().work(60_000).stopReact(300, false), LANE_A);
@@ -428,7 +439,7 @@ class EngineExamplesTest {
     assertEquals(b.daemon.identity.pid(), s.pid());
     assertEquals("b1", s.build());
     assertTrue(b.world.wallMs - s.heartbeatAtWallMs() < Bench.ms(Timeout.HEARTBEAT), "D1: fresh");
-    assertEquals(new Status.LaneStatus(LANE_A, 2, 1, 0, false), s.lanes().get(0));
+    assertEquals(new Status.LaneStatus(LANE_A, 2, 1, 0, 0, false), s.lanes().get(0));
     Status.RunStatus r = s.runs().get(0);
     assertEquals(run, r.run());
     assertEquals(Status.Supervision.RUNNING, r.supervision());
