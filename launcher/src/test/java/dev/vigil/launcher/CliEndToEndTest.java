@@ -341,6 +341,15 @@ class CliEndToEndTest {
     Result demo = vigil(tmp.resolve("unused"), "demo");
     assertEquals(0, demo.code(), demo.out() + demo.err());
     assertTrue(demo.out().contains("double launches: 0"), demo.out());
+    List<String> lines = demo.out().lines().filter(l -> !l.isBlank()).toList();
+    for (int i = 1; i < lines.size(); i++) {
+      assertNotEquals(lines.get(i - 1), lines.get(i), "each step is printed once: " + demo.out());
+    }
+    assertTrue(demo.out().contains("a task gets 3 attempts") && demo.out().contains("t-5    broken  HELD       3 of 3"),
+        "the demo uses the configuration it names: " + demo.out());
+    assertTrue(demo.out().contains("vigil release t-5"), "says what to do about the held ticket: " + demo.out());
+    assertTrue(demo.out().contains("   launches: ") && demo.out().contains("   adoptions: "), demo.out());
+    assertFalse(HelpTextTest.LAW_ID.matcher(demo.out()).find(), "plain words, no law ids: " + demo.out());
   }
 
   @Test
