@@ -171,7 +171,7 @@ final class Commands {
     if (c instanceof Control.Done d) {
       String note = "";
       if (d.ticket().parked() && d.ticket().state() == TicketState.LEASED && tasks.stopParked(nowMonoMs) > 0) {
-        note = "its worker was told to stop at its next safe point";
+        note = "its worker was asked to stop where it can stop safely; it runs again once unparked";
       }
       return new Reply.TicketChanged(d.ticket(), note);
     } else if (c instanceof Control.Denied d) {

@@ -148,7 +148,7 @@ class EngineExamplesTest {
     b.boot();
     RunId run = running(Bench.task().work(60_000).stopReact(700, true), LANE_A);
     Reply parked = b.command(new Command.Park(run.ticket()));
-    assertTrue(((Reply.TicketChanged) parked).note().contains("safe point"), parked.toString());
+    assertTrue(((Reply.TicketChanged) parked).note().contains("asked to stop where it can stop safely"), parked.toString());
     b.until("the worker stopped at its safe point", () -> b.run(run).state() == RunState.SETTLED, 3_000);
     assertEquals(Verdict.STALLED, b.run(run).verdict(), "the worker's own resumable outcome");
     assertTrue(b.events(EngineEvent.Signalled.class).isEmpty(), "a park never signals: the worker picks its safe point");
