@@ -122,6 +122,49 @@ class HelpTextTest {
     assertEquals(List.of(), found, "law ids or internal words in help text");
   }
 
+  /** A string literal on one line of Java source. */
+  private static final Pattern LITERAL = Pattern.compile("\"((?:[^\"\\\\]|\\\\.)*)\"");
+
+  /**
+   * The strings the launcher and the engine hand to people (replies, diagnoses, service notes, status
+   * words, errors) carry no law ids: every string literal of their main sources, except comments,
+   * log statements, the invariants' own texts (package {@code law}) and a literal that is only a law
+   * id (a field naming the law an edge serves).
+   */
+  @Test
+  void userVisibleStringsOfTheLauncherAndTheEngineCarryNoLawIds() throws Exception {
+    List<Path> roots = List.of(Path.of("src", "main", "java"),
+        Path.of("..", "supervisor-core", "src", "main", "java", "dev", "vigil", "supervisor"));
+    List<String> found = new ArrayList<>();
+    int literals = 0;
+    for (Path root : roots) {
+      List<Path> files;
+      try (var s = Files.walk(root)) {
+        files = s.filter(f -> f.toString().endsWith(".java") && !f.toString().contains("/law/")).toList();
+      }
+      for (Path f : files) {
+        List<String> lines = Files.readAllLines(f, StandardCharsets.UTF_8);
+        for (int i = 0; i < lines.size(); i++) {
+          String line = lines.get(i).strip();
+          if (line.startsWith("*") || line.startsWith("//") || line.startsWith("/*") || line.contains("LOG.")
+              || line.contains("HostLog.")) {
+            continue;
+          }
+          Matcher m = LITERAL.matcher(line);
+          while (m.find()) {
+            literals++;
+            String text = m.group(1);
+            if (!text.matches("[CQSDH][0-9]{1,2}") && LAW_ID.matcher(text).find()) {
+              found.add(f.getFileName() + ":" + (i + 1) + ": \"" + text + "\"");
+            }
+          }
+        }
+      }
+    }
+    assertTrue(literals > 500, "the scan read the sources: " + literals + " literals");
+    assertEquals(List.of(), found, "law ids in strings a person reads");
+  }
+
   /** The pattern finds what it is meant to find (no vacuous pass). */
   @Test
   void thePatternsFindWhatTheyLookFor() {
