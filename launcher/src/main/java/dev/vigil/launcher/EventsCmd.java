@@ -24,13 +24,13 @@ final class EventsCmd extends Main.Sub {
   /** Events asked for per call. */
   static final int PAGE = 500;
 
-  @Option(names = "--follow", description = "keep printing events as they come")
+  @Option(names = "--follow", description = "keep printing events as they come, until Ctrl-C (default: print those there are and exit)")
   boolean follow;
 
   @Option(names = "--json", description = "one JSON object per line (its fields: docs/CLI.md)")
   boolean json;
 
-  @Option(names = "--since", paramLabel = "ID", description = "only events after this id")
+  @Option(names = "--since", paramLabel = "ID", description = "only events after this id (default: all; with --follow, from now on)")
   String since;
 
   @Override
