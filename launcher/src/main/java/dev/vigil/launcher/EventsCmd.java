@@ -14,7 +14,7 @@ import picocli.CommandLine.Option;
  * each event is written with the decision it reports, so a consumer that remembers the last id it
  * saw and asks {@code --since} it misses nothing, across restarts of the daemon and of itself.
  */
-@Command(name = "events", description = {"Settlements, holds, kills, time-outs and service give-ups, in order, each "
+@Command(name = "events", mixinStandardHelpOptions = true, description = {"Settlements, holds, kills, time-outs and service give-ups, in order, each "
     + "with its id. Without --follow: every event (or those after --since); with --follow: the events from now on "
     + "(or after --since), printed as they come, across daemon restarts.",
     "A desktop notification for each: vigil events --follow | while read -r e; do notify-send vigil \"$e\"; done"})
@@ -24,13 +24,13 @@ final class EventsCmd extends Main.Sub {
   /** Events asked for per call. */
   static final int PAGE = 500;
 
-  @Option(names = "--follow", description = "keep printing events as they come")
+  @Option(names = "--follow", description = "keep printing events as they come, until Ctrl-C (default: print those there are and exit)")
   boolean follow;
 
-  @Option(names = "--json", description = "one JSON object per line")
+  @Option(names = "--json", description = "one JSON object per line (its fields: docs/CLI.md)")
   boolean json;
 
-  @Option(names = "--since", paramLabel = "ID", description = "only events after this id")
+  @Option(names = "--since", paramLabel = "ID", description = "only events after this id (default: all; with --follow, from now on)")
   String since;
 
   @Override

@@ -11,7 +11,7 @@ import picocli.CommandLine.Parameters;
  * ({@code --hold}). The kill is on record before the first signal, so a daemon that dies in the middle
  * of it is followed by one that finishes it.
  */
-@Command(name = "kill", description = "Stop a running task now (TERM, then KILL after the stop grace). It spends no "
+@Command(name = "kill", mixinStandardHelpOptions = true, description = "Stop a running task now (TERM, then KILL if it has not exited after a grace period). It spends no "
     + "attempt; the ticket is cancelled, or queued again with --retry, or held with --hold.")
 final class KillCmd extends Main.Sub {
   @Parameters(paramLabel = "TICKET|RUN", description = "a ticket (like t-12) or its running run (like t-12.3)")

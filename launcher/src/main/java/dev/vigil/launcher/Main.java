@@ -45,11 +45,16 @@ import picocli.CommandLine.ScopeType;
     Main.TasksCmd.class, Main.RunsCmd.class, Main.ShowCmd.class, Main.WaitCmd.class, Main.ParkCmd.class,
     Main.UnparkCmd.class, Main.HoldCmd.class, Main.ReleaseCmd.class, Main.CancelCmd.class, Main.LogsCmd.class,
     Main.VersionCmd.class, Main.DemoCmd.class, Main.ServicesCmd.class, Main.WatchCmd.class, Main.RunCmd.class,
-    Main.PauseCmd.class, Main.ResumeCmd.class, KillCmd.class, RetryCmd.class, EventsCmd.class},
-    description = "Vigil: a crash-legible process supervisor.")
+    Main.PauseCmd.class, Main.ResumeCmd.class, KillCmd.class, RetryCmd.class, EventsCmd.class, Main.CompletionCmd.class},
+    description = "Vigil: a crash-legible process supervisor. It runs queued tasks and long-lived services as "
+        + "worker processes, keeps who owns what in a database in its home, and survives its own crash or upgrade "
+        + "without starting work twice or losing an outcome.",
+    footer = {"", "Exit codes: 0 ok, 1 failed, 2 bad usage or input (nothing changed), 3 refused (busy or denied), "
+        + "4 no daemon.", "Start here: vigil demo. Every command takes --help."})
 public final class Main implements Runnable {
   @Option(names = "--home", scope = ScopeType.INHERIT, paramLabel = "DIR",
-      description = "Vigil's home (default $VIGIL_HOME, else ~/.vigil)")
+      description = "Vigil's home: the directory of its database, socket, logs and run "
+          + "directories (default: $VIGIL_HOME, else ~/.vigil)")
   Path homeOption;
 
   @Option(names = "--wait-daemon", scope = ScopeType.INHERIT, paramLabel = "DURATION",
@@ -75,7 +80,8 @@ public final class Main implements Runnable {
 
   @Override
   public void run() {
-    throw new CommandLine.ParameterException(new CommandLine(this), "a subcommand is required (try: vigil demo)");
+    throw new CommandLine.ParameterException(new CommandLine(this), "a command is required (see vigil --help; "
+        + "to begin: vigil demo)");
   }
 
   /** Runs the CLI and exits with its code. */
@@ -89,7 +95,7 @@ public final class Main implements Runnable {
     cl.setOut(new java.io.PrintWriter(out, true));
     cl.setErr(new java.io.PrintWriter(err, true));
     cl.setParameterExceptionHandler((ex, a) -> {
-      err.println("vigil: " + Wire.oneLine(ex.getMessage()));
+      err.println("vigil: " + usageError(ex));
       return 2;
     });
     cl.setExecutionExceptionHandler((ex, c, parsed) -> {
@@ -114,6 +120,29 @@ public final class Main implements Runnable {
       }
     });
     return cl.execute(args);
+  }
+
+  /**
+   * The one line for a usage error: an unknown command is named as such (with where to look), an
+   * unknown option names the command it was given to.
+   */
+  static String usageError(CommandLine.ParameterException ex) {
+    if (ex instanceof CommandLine.UnmatchedArgumentException u && !u.getUnmatched().isEmpty()) {
+      String first = u.getUnmatched().get(0);
+      CommandLine at = u.getCommandLine();
+      boolean root = at.getCommand() instanceof Main;
+      if (root && !first.startsWith("-")) {
+        return "unknown command '" + first + "' (see vigil --help)";
+      }
+      String cmd = at.getCommandSpec().qualifiedName();
+      if (first.startsWith("-")) {
+        return "unknown option '" + first + "' for " + cmd + " (see " + cmd + " --help)";
+      }
+      return "unexpected argument '" + first + "' for " + cmd + " (see " + cmd + " --help)";
+    }
+    String cmd = ex.getCommandLine() == null ? "vigil" : ex.getCommandLine().getCommandSpec().qualifiedName();
+    return Wire.oneLine(ex.getMessage()) + (ex instanceof CommandLine.MissingParameterException
+        || ex instanceof CommandLine.OverwrittenOptionException ? " (see " + cmd + " --help)" : "");
   }
 
   /** How long this run's connections wait for a daemon that is starting ({@code --wait-daemon}), ms. */
@@ -169,6 +198,14 @@ public final class Main implements Runnable {
     return file == null ? VigilConfig.defaults() : ConfigLoader.load(file);
   }
 
+  /** The description of {@code --config}, shared by {@code up} and {@code daemon}. */
+  static final String CONFIG_HELP = "the daemon's JSON configuration file: lanes, attempts, worker types, "
+      + "services, timeouts (default: one lane 'default' running 2 at once, 3 attempts, the command type; see "
+      + "docs/CONFIG.md)";
+
+  /** The description of {@code --json}. */
+  static final String JSON_HELP = "print JSON instead of text (its fields: docs/CLI.md)";
+
   /** The commands that need the root's home. */
   abstract static class Sub implements Callable<Integer> {
     @CommandLine.ParentCommand
@@ -183,9 +220,10 @@ public final class Main implements Runnable {
     }
   }
 
-  @Command(name = "daemon", description = "Run the daemon in the foreground; SIGINT/SIGTERM leave workers running (D4).")
+  @Command(name = "daemon", mixinStandardHelpOptions = true, description = "Run the daemon in the foreground. "
+      + "Ctrl-C or SIGTERM stop the daemon only: the workers keep running, and the next daemon takes them over.")
   static final class DaemonCmd extends Sub {
-    @Option(names = "--config", paramLabel = "FILE")
+    @Option(names = "--config", paramLabel = "FILE", description = CONFIG_HELP)
     Path config;
 
     @Override
@@ -207,9 +245,12 @@ public final class Main implements Runnable {
     }
   }
 
-  @Command(name = "up", description = "Start a detached daemon (a singleton); prints its pid.")
+  @Command(name = "up", mixinStandardHelpOptions = true, description = {"Start the daemon in the background and "
+      + "print its pid (pid N). One daemon serves a home: when one already runs, up prints its pid and changes "
+      + "nothing.", "An older idle daemon is replaced by this version; a busy one is left alone (exit 3)."},
+      footer = {"", "Examples:", "  vigil up", "  vigil up --config ~/vigil.json"})
   static final class UpCmd extends Sub {
-    @Option(names = "--config", paramLabel = "FILE")
+    @Option(names = "--config", paramLabel = "FILE", description = CONFIG_HELP)
     Path config;
 
     @Override
@@ -221,9 +262,11 @@ public final class Main implements Runnable {
     }
   }
 
-  @Command(name = "down", description = "Stop the daemon: only if idle (default, S5), or --stop-workers.")
+  @Command(name = "down", mixinStandardHelpOptions = true, description = "Stop the daemon. By default only when no worker is busy (exit 3 otherwise); with "
+      + "--stop-workers, stop every worker gracefully first.")
   static final class DownCmd extends Sub {
-    @Option(names = "--if-idle", description = "stop only if every worker quiesces (the default)")
+    @Option(names = "--if-idle", description = "stop only when every worker is idle; when one is in the middle of work, nothing "
+        + "is stopped and down exits 3 (the default)")
     boolean ifIdle;
 
     @Option(names = "--stop-workers", description = "stop every worker gracefully, then the daemon")
@@ -245,24 +288,32 @@ public final class Main implements Runnable {
     }
   }
 
-  @Command(name = "submit", description = {"Queue a task; prints only its ticket id. The command runs where you "
+  @Command(name = "submit", mixinStandardHelpOptions = true, description = {"Queue a task; prints only its ticket id. The command runs where you "
       + "stand (or --cwd DIR) with your environment (or only PATH, HOME, LANG and USER with --clean-env), plus each "
       + "--env NAME=VALUE; the daemon keeps their values to itself and shows only the variables' names.",
-      "With --file, queue one task per line of a file, all or none, and print one ticket id per line, in order."})
+      "With --file, queue one task per line of a file, all or none, and print one ticket id per line, in order."},
+      footer = {"", "Examples:", "  vigil submit -- make test", "  vigil submit --lane batch --max-attempts 5 "
+          + "--timeout 30m -- ./nightly.sh --full", "  t=$(vigil submit -- sleep 5) && vigil wait $t"})
   static final class SubmitCmd extends Sub {
-    @Option(names = "--lane")
+    @Option(names = "--lane", paramLabel = "LANE", description = "the lane it waits in; a lane runs a configured "
+        + "number of tasks at once and must be in the daemon's configuration (default: default)")
     String lane;
 
-    @Option(names = "--max-attempts")
+    @Option(names = "--max-attempts", paramLabel = "N", description = "how many times it may be started before it "
+        + "is held for you to look at: a failed run is retried after a pause while attempts are left (1 to "
+        + dev.vigil.coordination.NewTicket.MAX_ATTEMPTS + "; default: the configuration's maxAttempts, 3 unless set)")
     Integer maxAttempts;
 
-    @Option(names = "--priority")
+    @Option(names = "--priority", paramLabel = "N", description = "a higher number is started first among the "
+        + "tasks of its lane that are due (default: 0)")
     Integer priority;
 
-    @Option(names = "--type")
+    @Option(names = "--type", paramLabel = "TYPE", description = "the worker type that runs it, one of the "
+        + "configuration's workerTypes (default: command, which runs the command after --)")
     String type;
 
-    @Option(names = "--payload", paramLabel = "JSON")
+    @Option(names = "--payload", paramLabel = "JSON", description = "a JSON object handed to the worker type; "
+        + "for the command type the command after -- is added to it as argv (default: {})")
     String payload;
 
     @Option(names = "--at", paramLabel = "TIME", description = "when to run it, by the local clock: HH:MM for the "
@@ -278,10 +329,11 @@ public final class Main implements Runnable {
     @Option(names = "--not-before", paramLabel = "DURATION", description = "the older name of --in")
     String notBefore;
 
-    @Option(names = "--key", description = "idempotency key")
+    @Option(names = "--key", paramLabel = "KEY", description = "a name for this submission: submitting the same key "
+        + "again queues nothing and prints the ticket queued the first time (default: none)")
     String key;
 
-    @Option(names = "--cwd", paramLabel = "DIR", description = "the directory the command runs in (default: this one)")
+    @Option(names = "--cwd", paramLabel = "DIR", description = "the directory the command runs in (default: the current directory)")
     String cwd;
 
     @Option(names = "--env", paramLabel = "NAME=VALUE", description = "set a variable for the command (repeatable)")
@@ -291,7 +343,8 @@ public final class Main implements Runnable {
     boolean cleanEnv;
 
     @Option(names = "--timeout", paramLabel = "DURATION",
-        description = "stop a run that takes longer (TERM, then KILL); it counts as a failed attempt")
+        description = "a time limit per run, like 90s, 30m or 2h: a run that takes longer is "
+            + "stopped (TERM, then KILL) and counts as a failed attempt (default: its lane's limit, if any)")
     String timeout;
 
     @Option(names = "--label", paramLabel = "NAME=VALUE", description = "a label to find it by (repeatable)")
@@ -304,7 +357,8 @@ public final class Main implements Runnable {
         + "the key K:N, so the same file can be submitted again safely. A line that cannot be split queues nothing.")
     String file;
 
-    @Parameters(paramLabel = "CMD", arity = "0..*")
+    @Parameters(paramLabel = "CMD", arity = "0..*", description = "the command and its arguments, after -- "
+        + "(nothing is expanded: write sh -c '...' for a shell line)")
     List<String> command = new ArrayList<>();
 
     /** When the task becomes due ({@code --at}, {@code --in}), wall-clock ms, or null for now. */
@@ -414,9 +468,10 @@ public final class Main implements Runnable {
     }
   }
 
-  @Command(name = "status", description = "The daemon's status.")
+  @Command(name = "status", mixinStandardHelpOptions = true, description = "The daemon: its pid and version, "
+      + "each lane's running and waiting tasks, running work, services and how many tasks are in each state.")
   static final class StatusCmd extends Sub {
-    @Option(names = "--json")
+    @Option(names = "--json", description = JSON_HELP)
     boolean json;
 
     @Override
@@ -426,37 +481,25 @@ public final class Main implements Runnable {
         out().println(pretty(s));
         return 0;
       }
-      out().println("daemon pid " + s.path("pid").asLong() + ", " + s.path("state").asText() + ", version "
-          + s.path("version").asText() + " (build " + s.path("build").asText() + ")");
-      for (JsonNode l : s.path("lanes")) {
-        out().println("lane " + l.path("lane").asText() + ": " + l.path("occupied").asInt() + "/"
-            + l.path("concurrency").asInt() + " running, " + l.path("ready").asInt() + " ready"
-            + (l.path("parked").asBoolean() ? ", parked" : ""));
-      }
-      for (JsonNode r : s.path("runs")) {
-        out().println("run " + r.path("run").asText() + " " + r.path("state").asText() + " pid "
-            + r.path("pid").asText("-") + " (" + r.path("supervision").asText() + ")");
-      }
-      for (JsonNode v : s.path("services")) {
-        out().println("service " + v.path("name").asText() + " " + v.path("state").asText());
-      }
-      out().println("tickets " + s.path("tickets"));
+      Views.status(s, System.currentTimeMillis()).forEach(out()::println);
       return 0;
     }
   }
 
-  @Command(name = "tasks", description = "Tickets, in id order.")
+  @Command(name = "tasks", mixinStandardHelpOptions = true, description = "Tasks (tickets), one a line in id "
+      + "order: id, state, lane, attempts, command, labels.")
   static final class TasksCmd extends Sub {
-    @Option(names = "--state")
+    @Option(names = "--state", paramLabel = "STATE", description = "only tickets in this state: READY, LEASED "
+        + "(running), SUCCEEDED, FAILED, HELD or CANCELLED (default: all)")
     String state;
 
-    @Option(names = "--lane")
+    @Option(names = "--lane", paramLabel = "LANE", description = "only tickets of this lane (default: all)")
     String lane;
 
     @Option(names = "--label", paramLabel = "NAME=VALUE", description = "only tickets with this label (repeatable: all)")
     List<String> labels = new ArrayList<>();
 
-    @Option(names = "--json")
+    @Option(names = "--json", description = JSON_HELP)
     boolean json;
 
     @Override
@@ -487,12 +530,13 @@ public final class Main implements Runnable {
     return Views.ticketLine(t);
   }
 
-  @Command(name = "runs", description = "Runs, in id order.")
+  @Command(name = "runs", mixinStandardHelpOptions = true, description = "Runs (each start of a ticket is a run, "
+      + "like t-12.1), one a line in id order: attempt, state, verdict, pid, exit and why it ended.")
   static final class RunsCmd extends Sub {
-    @Option(names = "--live")
+    @Option(names = "--live", description = "only runs that have not ended")
     boolean live;
 
-    @Option(names = "--json")
+    @Option(names = "--json", description = JSON_HELP)
     boolean json;
 
     @Override
@@ -516,12 +560,13 @@ public final class Main implements Runnable {
     return Views.runLine(r);
   }
 
-  @Command(name = "show", description = "One ticket with its runs.")
+  @Command(name = "show", mixinStandardHelpOptions = true, description = "One ticket in detail: its command, "
+      + "directory, environment (names only), time limit, labels and every run.")
   static final class ShowCmd extends Sub {
-    @Parameters(paramLabel = "TICKET")
+    @Parameters(paramLabel = "TICKET", description = "a ticket id, like t-12")
     String ticket;
 
-    @Option(names = "--json")
+    @Option(names = "--json", description = JSON_HELP)
     boolean json;
 
     @Override
@@ -538,12 +583,16 @@ public final class Main implements Runnable {
     }
   }
 
-  @Command(name = "wait", description = "Wait for a ticket to settle: 0 SUCCEEDED, 1 another end (or HELD), 3 timeout.")
+  @Command(name = "wait", mixinStandardHelpOptions = true, description = "Wait until a ticket has finished and "
+      + "print how: exit 0 when it SUCCEEDED, 1 when it FAILED, was CANCELLED or is HELD (out of attempts, waiting for "
+      + "you), 3 when --timeout passed first.", footer = {"", "Examples:", "  vigil wait t-12",
+          "  vigil wait t-12 --timeout 10m || vigil logs t-12"})
   static final class WaitCmd extends Sub {
-    @Parameters(paramLabel = "TICKET")
+    @Parameters(paramLabel = "TICKET", description = "a ticket id, like t-12")
     String ticket;
 
-    @Option(names = "--timeout", paramLabel = "DURATION")
+    @Option(names = "--timeout", paramLabel = "DURATION", description = "give up after this long, like 30s or 10m "
+        + "(default: wait as long as it takes)")
     String timeout;
 
     @Override
@@ -573,7 +622,7 @@ public final class Main implements Runnable {
   }
 
   abstract static class TicketVerb extends Sub {
-    @Parameters(paramLabel = "TICKET", arity = "0..1")
+    @Parameters(paramLabel = "TICKET", arity = "0..1", description = "a ticket id, like t-12")
     String ticket;
 
     abstract String op();
@@ -596,7 +645,7 @@ public final class Main implements Runnable {
   }
 
   abstract static class LaneVerb extends TicketVerb {
-    @Option(names = "--lane")
+    @Option(names = "--lane", paramLabel = "LANE", description = "a whole lane instead of one ticket")
     String lane;
 
     @Override
@@ -613,7 +662,9 @@ public final class Main implements Runnable {
     }
   }
 
-  @Command(name = "park", description = "Park a ticket or a lane (Q9): never claimed until unparked.")
+  @Command(name = "park", mixinStandardHelpOptions = true, description = "Park a ticket or a whole lane: it is not started until you "
+      + "unpark it, even across restarts. Work of it that is running is stopped where its worker can stop safely "
+      + "and runs again once unparked.")
   static final class ParkCmd extends LaneVerb {
     @Override
     String op() {
@@ -621,7 +672,7 @@ public final class Main implements Runnable {
     }
   }
 
-  @Command(name = "unpark", description = "Unpark a ticket or a lane.")
+  @Command(name = "unpark", mixinStandardHelpOptions = true, description = "Unpark a ticket or a lane: it may be started again.")
   static final class UnparkCmd extends LaneVerb {
     @Override
     String op() {
@@ -629,9 +680,11 @@ public final class Main implements Runnable {
     }
   }
 
-  @Command(name = "hold", description = "Hold a READY ticket (a running one: vigil kill TICKET --hold).")
+  @Command(name = "hold", mixinStandardHelpOptions = true, description = "Hold a waiting (READY) ticket: it is not started until you "
+      + "release it. For a running one: vigil kill TICKET --hold.")
   static final class HoldCmd extends TicketVerb {
-    @Option(names = "--reason")
+    @Option(names = "--reason", paramLabel = "TEXT", description = "why, shown with the ticket (default: held by an "
+        + "operator)")
     String reason;
 
     @Override
@@ -649,7 +702,7 @@ public final class Main implements Runnable {
     }
   }
 
-  @Command(name = "release", description = "Release a HELD ticket so that it runs again; when it has no attempt "
+  @Command(name = "release", mixinStandardHelpOptions = true, description = "Release a HELD ticket so that it runs again; when it has no attempt "
       + "left it gets one more (or --attempts N more).")
   static final class ReleaseCmd extends TicketVerb {
     @Option(names = "--attempts", paramLabel = "N", description = "attempts to grant it on top of those it had")
@@ -680,7 +733,7 @@ public final class Main implements Runnable {
     }
   }
 
-  @Command(name = "cancel", description = "Cancel a READY or HELD ticket (a running one: vigil kill TICKET).")
+  @Command(name = "cancel", mixinStandardHelpOptions = true, description = "Cancel a READY or HELD ticket (a running one: vigil kill TICKET).")
   static final class CancelCmd extends TicketVerb {
     @Override
     String op() {
@@ -688,12 +741,14 @@ public final class Main implements Runnable {
     }
   }
 
-  @Command(name = "logs", description = {"A run's stdout and stderr, or those of a ticket's latest run.",
+  @Command(name = "logs", mixinStandardHelpOptions = true, footer = {"", "Examples:", "  vigil logs t-12",
+      "  vigil logs t-12.2", "  vigil logs t-12 --follow"}, description = {"A run's stdout and stderr, or those of a ticket's latest run.",
     "With --follow: waits for the run to start if it has not, copies its output as it is written, and when the run "
         + "ends prints how it ended on stderr (like: t-3.1 FAILED: exit code 2); exit 0 when it succeeded, 1 "
         + "otherwise. A ticket is followed through its retries until it finishes or is held."})
   static final class LogsCmd extends Sub {
-    @Parameters(paramLabel = "RUN|TICKET")
+    @Parameters(paramLabel = "RUN|TICKET", description = "a run (like t-12.2), a ticket (like t-12: its latest run) "
+        + "or a service (like s-indexer)")
     String run;
 
     @Option(names = "--follow", description = "keep copying the output until the run ends (a ticket: until it "
@@ -717,10 +772,11 @@ public final class Main implements Runnable {
     }
   }
 
-  @Command(name = "run", description = "Start a READY ticket now, by hand, and follow its output (Q8): exit 0 when it "
-      + "succeeds, 1 for another end. Ctrl-C detaches; the run goes on under the daemon.")
+  @Command(name = "run", mixinStandardHelpOptions = true, description = "Start a waiting (READY) ticket now, by hand, ahead of the queue and "
+      + "during a pause (it still needs a free place in its lane), and follow its output: exit 0 when it succeeds, 1 for another end. Ctrl-C "
+      + "stops following; the run goes on under the daemon.", footer = {"", "Examples:", "  vigil run t-12"})
   static final class RunCmd extends Sub {
-    @Parameters(paramLabel = "TICKET")
+    @Parameters(paramLabel = "TICKET", description = "a ticket id, like t-12")
     String ticket;
 
     @Override
@@ -750,7 +806,7 @@ public final class Main implements Runnable {
     }
   }
 
-  @Command(name = "pause", description = "Stop dispatching new work now (not durable: a restarted daemon dispatches); "
+  @Command(name = "pause", mixinStandardHelpOptions = true, description = "Stop dispatching new work now (not durable: a restarted daemon dispatches); "
       + "running workers are untouched.")
   static final class PauseCmd extends Sub {
     @Override
@@ -760,7 +816,7 @@ public final class Main implements Runnable {
     }
   }
 
-  @Command(name = "resume", description = "Dispatch again after a pause.")
+  @Command(name = "resume", mixinStandardHelpOptions = true, description = "Dispatch again after a pause.")
   static final class ResumeCmd extends Sub {
     @Override
     public Integer call() {
@@ -769,7 +825,7 @@ public final class Main implements Runnable {
     }
   }
 
-  @Command(name = "version", description = "This vigil's version, build and protocol.")
+  @Command(name = "version", mixinStandardHelpOptions = true, description = "This vigil's version, build and protocol.")
   static final class VersionCmd extends Sub {
     @Override
     public Integer call() {
@@ -778,7 +834,8 @@ public final class Main implements Runnable {
     }
   }
 
-  @Command(name = "demo", description = "A guided run in a fresh temporary home, with a daemon killed mid-work.")
+  @Command(name = "demo", mixinStandardHelpOptions = true, description = "A guided tour (about 30 seconds) in a fresh temporary home: "
+      + "tasks run, the daemon is killed in the middle, a new one takes over the running work, and nothing runs twice.")
   static final class DemoCmd extends Sub {
     @Override
     public Integer call() throws Exception {
@@ -786,16 +843,18 @@ public final class Main implements Runnable {
     }
   }
 
-  @Command(name = "services", description = "Services and their restart budgets (S1); `services start|stop NAME` "
-      + "starts one (with a fresh restart budget) or stops one and leaves it down.")
+  @Command(name = "services", mixinStandardHelpOptions = true, description = "Services (long-lived workers from the configuration) and how "
+      + "often each failed lately; a service that fails too often is given up on. services start NAME starts one "
+      + "(and forgets its failures); services stop NAME stops one and leaves it down.")
   static final class ServicesCmd extends Sub {
-    @Option(names = "--json")
+    @Option(names = "--json", description = JSON_HELP)
     boolean json;
 
-    @Parameters(index = "0", arity = "0..1", paramLabel = "start|stop")
+    @Parameters(index = "0", arity = "0..1", paramLabel = "start|stop", description = "start or stop the service NAME "
+        + "(default: list the services)")
     String action;
 
-    @Parameters(index = "1", arity = "0..1", paramLabel = "NAME")
+    @Parameters(index = "1", arity = "0..1", paramLabel = "NAME", description = "a service's name")
     String name;
 
     @Override
@@ -834,9 +893,11 @@ public final class Main implements Runnable {
         v.hasNonNull("note") ? " (" + v.path("note").asText() + ")" : "");
   }
 
-  @Command(name = "watch", description = "A live view, refreshed every second; relaunches a lost daemon of its own build (S9).")
+  @Command(name = "watch", mixinStandardHelpOptions = true, description = "A live view, refreshed every second. When the daemon goes away "
+      + "it starts it again if the daemon was this same build; another build's daemon is left for you to start "
+      + "(vigil up).")
   static final class WatchCmd extends Sub {
-    @Option(names = "--once", description = "print one frame and exit")
+    @Option(names = "--once", description = "print one view and exit")
     boolean once;
 
     @Override
@@ -858,17 +919,19 @@ public final class Main implements Runnable {
       JsonNode s = Client.ok(c.call("status", args())).path("status");
       long now = System.currentTimeMillis();
       b.append("vigil ").append(h.dir()).append(" - daemon pid ").append(s.path("pid").asLong()).append(", ")
-          .append(s.path("state").asText()).append(", version ").append(s.path("version").asText()).append('\n');
+          .append(Views.daemonState(s.path("state").asText())).append(", version ").append(s.path("version").asText())
+          .append('\n');
       for (JsonNode l : s.path("lanes")) {
-        b.append(String.format("lane %-12s %d/%d running, %d ready%s%n", l.path("lane").asText(),
+        b.append(String.format("lane %-12s %d of %d running, %d waiting%s%s%n", l.path("lane").asText(),
             l.path("occupied").asInt(), l.path("concurrency").asInt(), l.path("ready").asInt(),
-            l.path("parked").asBoolean() ? ", parked" : ""));
+            l.path("parkedTickets").asInt() > 0 ? ", " + l.path("parkedTickets").asInt() + " parked" : "",
+            l.path("parked").asBoolean() ? " (lane parked)" : ""));
       }
       b.append("running work:\n");
       for (JsonNode r : s.path("runs")) {
         long since = r.hasNonNull("startedAtWallMs") ? r.path("startedAtWallMs").asLong() : r.path("claimedAtWallMs").asLong();
-        b.append(String.format("  %-10s %-8s pid %-7s %-9s %s%n", r.path("run").asText(), r.path("state").asText(),
-            r.hasNonNull("pid") ? r.path("pid").asText() : "-", r.path("supervision").asText(),
+        b.append(String.format("  %-10s pid %-7s %-14s %s%n", r.path("run").asText(),
+            r.hasNonNull("pid") ? r.path("pid").asText() : "-", Views.supervision(r.path("supervision").asText()),
             Durations.format(Math.max(0, now - since) / 1000 * 1000)));
       }
       if (!s.path("services").isEmpty()) {
@@ -885,9 +948,42 @@ public final class Main implements Runnable {
         b.append(String.format("  %-10s %-17s %-10s %s -> ticket %s%n", r.path("run").asText(), r.path("verdict").asText(),
             exit, r.path("diagnosis").asText("-"), r.path("ticketState").asText()));
       }
-      b.append("tickets ").append(s.path("tickets")).append('\n');
+      List<String> lines = Views.status(s, now);
+      b.append(lines.stream().filter(l -> l.startsWith("Tasks: ")).findFirst().orElse("")).append('\n');
       return b.toString();
     }
+  }
+
+  @Command(name = "completion", mixinStandardHelpOptions = true, description = {"Print a shell completion script "
+      + "for vigil's commands and options.", "bash: add  source <(vigil completion bash)  to ~/.bashrc. zsh: add  "
+      + "source <(vigil completion zsh)  to ~/.zshrc; it loads bash completions through zsh's bashcompinit."})
+  static final class CompletionCmd extends Sub {
+    @Parameters(paramLabel = "SHELL", description = "bash or zsh")
+    String shell;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      if (!shell.equals("bash") && !shell.equals("zsh")) {
+        throw new IllegalArgumentException("completion: '" + shell + "' is not a shell vigil completes (bash or zsh)");
+      }
+      String script = completionScript(spec.root().commandLine());
+      java.io.PrintWriter w = spec.commandLine().getOut();
+      if (shell.equals("zsh")) {
+        w.println("autoload -U +X compinit && compinit");
+        w.println("autoload -U +X bashcompinit && bashcompinit");
+      }
+      w.print(script);
+      w.flush();
+      return 0;
+    }
+  }
+
+  /** The bash completion script of the whole command tree under {@code root}. */
+  static String completionScript(CommandLine root) {
+    return picocli.AutoComplete.bash("vigil", root);
   }
 
   /** {@code vigil --version}. */

@@ -11,10 +11,10 @@ import picocli.CommandLine.Parameters;
  * cancelled in the same step, so it can never run beside its retry; a ticket is retried once (retry
  * the newer one to go again).
  */
-@Command(name = "retry", description = "Queue a finished ticket (succeeded, failed, cancelled or held) again as a new "
+@Command(name = "retry", mixinStandardHelpOptions = true, description = "Queue a finished ticket (succeeded, failed, cancelled or held) again as a new "
     + "ticket of the same work; prints only the new id. A held original is cancelled, so the two never run side by side.")
 final class RetryCmd extends Main.Sub {
-  @Parameters(paramLabel = "TICKET")
+  @Parameters(paramLabel = "TICKET", description = "a finished ticket, like t-12")
   String ticket;
 
   @Override

@@ -161,4 +161,89 @@ final class Views {
         java.time.Instant.ofEpochMilli(e.path("atMs").asLong()).toString(), about, what,
         text.isEmpty() ? "" : ": " + text);
   }
+
+  /** What the daemon is doing, in words, from its status {@code state}. */
+  static String daemonState(String state) {
+    return switch (state) {
+      case "RUNNING" -> "running and starting work";
+      case "PAUSED" -> "paused: no new work starts until vigil resume (running work goes on)";
+      case "QUIESCING" -> "about to stop: checking that every worker is idle";
+      case "DRAINING" -> "stopping its workers, then itself";
+      case "STOPPED" -> "stopped";
+      default -> state.toLowerCase(java.util.Locale.ROOT);
+    };
+  }
+
+  /** How the daemon relates to a live run, in words. */
+  static String supervision(String s) {
+    return switch (s) {
+      case "HANDOFF" -> "starting";
+      case "RUNNING" -> "running";
+      case "STOPPING" -> "being stopped";
+      case "ABORTING" -> "failed to start, cleaning up";
+      case "OTHER" -> "not watched by this daemon (started elsewhere, or being recovered)";
+      default -> s.toLowerCase(java.util.Locale.ROOT);
+    };
+  }
+
+  /** The order and words of the ticket counts; READY is split into waiting and parked by the caller. */
+  private static final List<String[]> COUNTED = List.of(new String[] {"LEASED", "running"},
+      new String[] {"SUCCEEDED", "succeeded"}, new String[] {"FAILED", "failed"}, new String[] {"HELD", "held"},
+      new String[] {"CANCELLED", "cancelled"});
+
+  /**
+   * {@code vigil status} for people: the daemon in a sentence, one line per lane, the running work,
+   * the services and the tasks counted by state (a parked task counts as parked, not as waiting).
+   */
+  static List<String> status(JsonNode s, long nowWallMs) {
+    List<String> out = new ArrayList<>();
+    out.add("The daemon (pid " + s.path("pid").asLong() + ", version " + s.path("version").asText() + ", build "
+        + s.path("build").asText() + ") is " + daemonState(s.path("state").asText()) + ".");
+    int parkedTickets = 0;
+    for (JsonNode l : s.path("lanes")) {
+      int parked = l.path("parkedTickets").asInt();
+      parkedTickets += parked;
+      out.add("Lane " + l.path("lane").asText() + ": " + l.path("occupied").asInt() + " of "
+          + l.path("concurrency").asInt() + " running, " + l.path("ready").asInt() + " waiting"
+          + (parked > 0 ? ", " + parked + " parked" : "")
+          + (l.path("parked").asBoolean() ? "; the lane is parked: nothing starts in it until vigil unpark --lane "
+              + l.path("lane").asText() : "") + ".");
+    }
+    JsonNode runs = s.path("runs");
+    if (runs.isEmpty()) {
+      out.add("Nothing is running.");
+    } else {
+      out.add("Running (" + runs.size() + "):");
+      for (JsonNode r : runs) {
+        long since = r.hasNonNull("startedAtWallMs") ? r.path("startedAtWallMs").asLong()
+            : r.path("claimedAtWallMs").asLong();
+        out.add("  " + r.path("run").asText() + " in lane " + r.path("lane").asText() + ", pid "
+            + (r.hasNonNull("pid") ? r.path("pid").asText() : "not known yet") + ", "
+            + supervision(r.path("supervision").asText()) + " for "
+            + Durations.format(Math.max(0, nowWallMs - since) / 1000 * 1000)
+            + (r.path("handStarted").asBoolean() ? " (started by hand)" : ""));
+      }
+    }
+    for (JsonNode v : s.path("services")) {
+      out.add("Service " + v.path("name").asText() + ": " + v.path("state").asText().toLowerCase(java.util.Locale.ROOT)
+          .replace('_', ' ') + (v.hasNonNull("pid") ? ", pid " + v.path("pid").asText() : "") + ".");
+    }
+    JsonNode t = s.path("tickets");
+    int ready = t.path("READY").asInt();
+    List<String> counts = new ArrayList<>();
+    counts.add((ready - parkedTickets) + " waiting");
+    if (parkedTickets > 0) {
+      counts.add(parkedTickets + " parked");
+    }
+    for (String[] c : COUNTED) {
+      counts.add(t.path(c[0]).asInt() + " " + c[1]);
+    }
+    out.add("Tasks: " + String.join(", ", counts) + ".");
+    int held = t.path("HELD").asInt();
+    if (held > 0) {
+      out.add(held + (held == 1 ? " task is" : " tasks are") + " held, waiting for you: vigil tasks --state HELD "
+          + "lists them; vigil logs TICKET shows why; vigil release TICKET runs one again.");
+    }
+    return out;
+  }
 }

@@ -147,8 +147,20 @@ class CliEndToEndTest {
     String later = vigil(home, "submit", "--not-before", "1h", "--", "true").line();
     assertEquals(0, vigil(home, "park", later).code());
     assertTrue(json(vigil(home, "show", later, "--json")).path("parked").asBoolean());
+    Result parkedStatus = vigil(home, "status");
+    assertEquals(0, parkedStatus.code(), parkedStatus.err());
+    assertTrue(parkedStatus.out().contains("Lane default: 0 of 2 running, 0 waiting, 1 parked."), parkedStatus.out());
+    assertTrue(parkedStatus.out().contains("Tasks: 0 waiting, 1 parked, 0 running, 1 succeeded"), parkedStatus.out());
+    assertFalse(parkedStatus.out().contains("{"), "sentences, not JSON: " + parkedStatus.out());
+    JsonNode lane = json(vigil(home, "status", "--json")).path("lanes").get(0);
+    assertEquals(0, lane.path("ready").asInt(), "a parked ticket is not counted ready");
+    assertEquals(1, lane.path("parkedTickets").asInt());
     assertEquals(0, vigil(home, "unpark", later).code());
     assertFalse(json(vigil(home, "show", later, "--json")).path("parked").asBoolean());
+    Result noLane = vigil(home, "park", "--lane", "nosuchlane");
+    assertEquals(2, noLane.code(), "a lane the daemon does not have is not parked");
+    assertEquals("vigil: lane 'nosuchlane' is not configured (lanes: [default]); nothing was parked\n", noLane.err());
+    assertTrue(json(vigil(home, "status", "--json")).path("parkedLanes").isEmpty(), "nothing was parked");
     assertEquals(0, vigil(home, "park", "--lane", "default").code());
     assertEquals(0, vigil(home, "unpark", "--lane", "default").code());
     assertEquals(0, vigil(home, "hold", later).code());
@@ -176,6 +188,25 @@ class CliEndToEndTest {
     assertEquals(0, down.code(), down.err());
     assertEquals(4, vigil(home, "status").code());
     assertFalse(Files.exists(home.resolve("daemon.json")), "a clean exit deletes daemon.json (D1)");
+  }
+
+  @Test
+  void aSecondUpWithAnotherConfiguration_saysTheRunningDaemonKeepsItsOwn() throws Exception {
+    Path home = newHome("cfg");
+    Path first = Files.writeString(tmp.resolve("first.json"), "{\"maxAttempts\": 4}");
+    Path second = Files.writeString(tmp.resolve("second.json"), "{\"maxAttempts\": 5}");
+    Result up = vigil(home, "up", "--config", first.toString());
+    assertEquals(0, up.code(), up.err());
+    long pid = Long.parseLong(up.line().substring("pid ".length()));
+    Result other = vigil(home, "up", "--config", second.toString());
+    assertEquals(3, other.code(), other.err());
+    assertEquals("vigil: a daemon already runs (pid " + pid + ", configuration " + first + "); " + second
+        + " was not applied. To apply it: vigil down, then vigil up --config " + second + "\n", other.err());
+    assertEquals("", other.out());
+    assertEquals(up.line(), vigil(home, "up", "--config", first.toString()).line(), "the same configuration: the same daemon");
+    assertEquals(up.line(), vigil(home, "up").line(), "no --config: the running daemon, whatever it runs with");
+    String t = vigil(home, "submit", "--", "true").line();
+    assertEquals(4, json(vigil(home, "show", t, "--json")).path("maxAttempts").asInt(), "the first configuration holds");
   }
 
   @Test
@@ -252,9 +283,11 @@ class CliEndToEndTest {
     assertEquals(2, r2.code(), r2.err());
     assertTrue(r2.err().contains("colour"), r2.err());
     Path lattice = tmp.resolve("lattice.json");
-    Files.writeString(lattice, "{ \"timeouts\": { \"heartbeat\": \"1m\" } }");
+    // a heartbeat alone carries the stale-status age with it; a hold shorter than its answer window does not fit
+    Files.writeString(lattice, "{ \"timeouts\": { \"heartbeat\": \"1m\", \"quiesceHold\": \"1s\" } }");
     Result r3 = vigil(home, "up", "--config", lattice.toString());
     assertEquals(2, r3.code(), r3.err());
+    assertTrue(r3.err().contains("timeouts do not fit together: quiesceHold (1s) must be > quiesceAnswer (2s)"), r3.err());
     assertEquals(4, vigil(home, "status").code(), "nothing started");
     assertTrue(vigil(home, "version").line().startsWith("vigil "));
     String none = String.join(File.separator, "x");
@@ -308,6 +341,15 @@ class CliEndToEndTest {
     Result demo = vigil(tmp.resolve("unused"), "demo");
     assertEquals(0, demo.code(), demo.out() + demo.err());
     assertTrue(demo.out().contains("double launches: 0"), demo.out());
+    List<String> lines = demo.out().lines().filter(l -> !l.isBlank()).toList();
+    for (int i = 1; i < lines.size(); i++) {
+      assertNotEquals(lines.get(i - 1), lines.get(i), "each step is printed once: " + demo.out());
+    }
+    assertTrue(demo.out().contains("a task gets 3 attempts") && demo.out().contains("t-5    broken  HELD       3 of 3"),
+        "the demo uses the configuration it names: " + demo.out());
+    assertTrue(demo.out().contains("vigil release t-5"), "says what to do about the held ticket: " + demo.out());
+    assertTrue(demo.out().contains("   launches: ") && demo.out().contains("   adoptions: "), demo.out());
+    assertFalse(HelpTextTest.LAW_ID.matcher(demo.out()).find(), "plain words, no law ids: " + demo.out());
   }
 
   @Test

@@ -99,7 +99,7 @@ public final class RestartBudget {
       /** Why, for the session's diagnosis. */
       public String why() {
         return failuresInWindow + " failures within " + Durations.format(windowMs) + " (more than " + giveUpCount
-            + "): given up (S1)";
+            + "): given up";
       }
     }
   }

@@ -31,12 +31,23 @@ public record WorkSet(Set<Item> items) {
     /** A job the worker runs in the background. */
     BACKGROUND_JOB("background job"),
     /** A child process whose exit the worker has not settled. */
-    UNSETTLED_CHILD("unsettled child");
+    UNSETTLED_CHILD("child process that has not ended", "child processes that have not ended");
 
     private final String noun;
+    private final String plural;
 
     Kind(String noun) {
+      this(noun, noun + "s");
+    }
+
+    Kind(String noun, String plural) {
       this.noun = noun;
+      this.plural = plural;
+    }
+
+    /** The kind in prose, plural. */
+    public String plural() {
+      return plural;
     }
 
     /** The kind in prose, singular. */
@@ -111,8 +122,8 @@ public record WorkSet(Set<Item> items) {
     }
     StringBuilder b = new StringBuilder();
     for (Map.Entry<Kind, Integer> e : counts.entrySet()) {
-      b.append(b.length() == 0 ? "" : ", ").append(e.getValue()).append(' ').append(e.getKey().noun())
-          .append(e.getValue() == 1 ? "" : "s");
+      b.append(b.length() == 0 ? "" : ", ").append(e.getValue()).append(' ')
+          .append(e.getValue() == 1 ? e.getKey().noun() : e.getKey().plural());
     }
     return b.toString();
   }

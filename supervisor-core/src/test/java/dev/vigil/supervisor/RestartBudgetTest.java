@@ -129,7 +129,7 @@ class RestartBudgetTest {
     }
     Restart sixth = b.onFailure(WINDOW - 1).decision();
     assertEquals(new Restart.GiveUp(6, 5, WINDOW), sixth);
-    assertEquals("6 failures within 15m (more than 5): given up (S1)", ((Restart.GiveUp) sixth).why());
+    assertEquals("6 failures within 15m (more than 5): given up", ((Restart.GiveUp) sixth).why());
   }
 
   @Test

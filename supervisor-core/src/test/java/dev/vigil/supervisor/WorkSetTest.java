@@ -28,6 +28,9 @@ class WorkSetTest {
     WorkSet w = WorkSet.EMPTY.plus(Kind.RUN, "r1").plus(Kind.QUEUED_INPUT, "a").plus(Kind.QUEUED_INPUT, "b");
     assertEquals("1 run, 2 queued inputs", w.describe());
     assertEquals("no work", WorkSet.EMPTY.describe());
+    assertEquals("1 child process that has not ended", WorkSet.EMPTY.plus(Kind.UNSETTLED_CHILD, "c1").describe());
+    assertEquals("2 child processes that have not ended",
+        WorkSet.EMPTY.plus(Kind.UNSETTLED_CHILD, "c1").plus(Kind.UNSETTLED_CHILD, "c2").describe());
     assertEquals(w, WorkSet.EMPTY.plus(Kind.QUEUED_INPUT, "b").plus(Kind.QUEUED_INPUT, "a").plus(Kind.RUN, "r1"));
   }
 

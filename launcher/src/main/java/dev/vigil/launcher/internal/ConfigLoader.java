@@ -114,20 +114,29 @@ public final class ConfigLoader {
 
   /** Parses configuration text; {@code origin} names it in errors, {@code base} resolves classpaths. */
   public static VigilConfig parse(String text, String origin, Path base) {
+    if (text.isBlank()) {
+      throw new ConfigException("config " + origin + ": the file is empty (line 1, column 1); write {} for the defaults");
+    }
     FileJson f;
     try {
       f = JSON.readValue(text, FileJson.class);
     } catch (UnrecognizedPropertyException e) {
       throw new ConfigException("config " + origin + ": unknown field '" + path(e) + "'" + where(e));
     } catch (JsonParseException e) {
-      throw new ConfigException("config " + origin + ": malformed JSON" + where(e) + ": " + e.getOriginalMessage());
+      throw new ConfigException("config " + origin + ": malformed JSON" + where(e) + ": " + syntax(e));
     } catch (JsonMappingException e) {
-      throw new ConfigException("config " + origin + ": field '" + path(e) + "' has the wrong type" + where(e));
+      Optional<JsonParseException> syntax = syntaxCause(e);
+      if (syntax.isPresent()) {
+        throw new ConfigException("config " + origin + ": malformed JSON" + where(syntax.get()) + ": "
+            + syntax(syntax.get()));
+      }
+      throw new ConfigException("config " + origin + ": field '" + path(e) + "' has the wrong type" + where(e)
+          + expected(e));
     } catch (JsonProcessingException e) {
       throw new ConfigException("config " + origin + ": " + e.getOriginalMessage());
     }
     if (f == null) {
-      throw new ConfigException("config " + origin + ": empty; write {} for the defaults");
+      throw new ConfigException("config " + origin + ": the file holds null; write {} for the defaults");
     }
     try {
       return build(f, base);
@@ -194,9 +203,10 @@ public final class ConfigLoader {
     }
     int giveUp = f.restartGiveUpCount() == null ? TimeoutLattice.DEFAULT_RESTART_GIVE_UP_COUNT
         : f.restartGiveUpCount();
+    derive(overrides);
     List<TimeoutLattice.Violation> violations = TimeoutLattice.validate(overrides, giveUp);
     if (!violations.isEmpty()) {
-      throw new IllegalArgumentException("timeouts violate " + violations.get(0).edge().law() + ": "
+      throw new IllegalArgumentException("timeouts do not fit together: "
           + violations.get(0).message() + (violations.size() > 1 ? " (and " + (violations.size() - 1) + " more)" : ""));
     }
     TimeoutLattice lattice = new TimeoutLattice(overrides, giveUp);
@@ -204,6 +214,22 @@ public final class ConfigLoader {
     H2Options.Durability durability = f.durability() == null ? d.durability() : durability(f.durability());
     return new VigilConfig(new Workload(List.copyOf(lanes.values()), types, services), maxAttempts, retry, durability,
         lattice, Optional.empty());
+  }
+
+  /**
+   * The timeouts that follow from another unless set: {@code statusStale} is six heartbeats, and
+   * {@code leaseTtl} at least two reconcile passes, so that {@code "heartbeat": "5m"} alone is a
+   * whole configuration.
+   */
+  private static void derive(Map<Timeout, Long> overrides) {
+    Long beat = overrides.get(Timeout.HEARTBEAT);
+    if (beat != null && beat > 0 && beat <= TimeoutLattice.MAX_MS / 6) {
+      overrides.putIfAbsent(Timeout.STATUS_STALE, 6 * beat);
+    }
+    Long reconcile = overrides.get(Timeout.RECONCILE);
+    if (reconcile != null && reconcile > 0 && reconcile <= TimeoutLattice.MAX_MS / 2) {
+      overrides.putIfAbsent(Timeout.LEASE_TTL, Math.max(Timeout.LEASE_TTL.defaultMs(), 2 * reconcile));
+    }
   }
 
   /** One entry of {@code workerTypes}: its JSON shape and classpath; the type checks the rest. */
@@ -273,6 +299,41 @@ public final class ConfigLoader {
       }
     }
     return b.toString();
+  }
+
+  /** The syntax error beneath a mapping error (a trailing comma inside a map is reported as one), if any. */
+  private static Optional<JsonParseException> syntaxCause(Throwable e) {
+    for (Throwable t = e.getCause(); t != null && t != t.getCause(); t = t.getCause()) {
+      if (t instanceof JsonParseException p) {
+        return Optional.of(p);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** What is wrong in plain words: a trailing comma named as such, else Jackson's own first line. */
+  private static String syntax(JsonParseException e) {
+    String m = String.valueOf(e.getOriginalMessage());
+    if (m.startsWith("Unexpected character ('}'") || m.startsWith("Unexpected character (']'")) {
+      return "a comma before '" + m.charAt("Unexpected character ('".length()) + "' (remove the trailing comma)";
+    }
+    if (m.contains("end-of-input")) {
+      return "the file ends before the JSON does (a missing '}' or ']'?)";
+    }
+    return Wire.oneLine(m.replaceAll("\\s*\\(code [0-9]+\\)", ""));
+  }
+
+  /** What the field should have been, from the type it maps to. */
+  private static String expected(JsonMappingException e) {
+    if (!(e instanceof com.fasterxml.jackson.databind.exc.MismatchedInputException m) || m.getTargetType() == null) {
+      return "";
+    }
+    Class<?> t = m.getTargetType();
+    String what = t == Integer.class || t == int.class ? "a whole number"
+        : t == String.class ? "a string (in quotes)"
+        : Map.class.isAssignableFrom(t) || t.isRecord() ? "an object ({...})"
+        : List.class.isAssignableFrom(t) ? "a list ([...])" : null;
+    return what == null ? "" : ": it must be " + what;
   }
 
   private static String where(JsonProcessingException e) {

@@ -85,8 +85,14 @@ public record Home(Path dir) {
       }
       createOwnerOnly(runs());
       createOwnerOnly(logs());
+    } catch (java.nio.file.AccessDeniedException e) {
+      throw new ConfigException("cannot create home " + dir + ": permission denied"
+          + (e.getFile() != null && !Path.of(e.getFile()).equals(dir) ? " (on " + e.getFile() + ")" : ""), e);
+    } catch (FileAlreadyExistsException e) {
+      throw new ConfigException("cannot create home " + dir + ": " + e.getFile() + " is a file, not a directory", e);
     } catch (IOException e) {
-      throw new ConfigException("home " + dir + ": cannot prepare: " + e, e);
+      throw new ConfigException("cannot create home " + dir + ": " + (e.getMessage() == null ? e.getClass().getSimpleName()
+          : e.getMessage()), e);
     }
   }
 

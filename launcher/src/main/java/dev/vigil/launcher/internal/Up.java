@@ -29,8 +29,9 @@ public final class Up {
    * starting one when none answers. A daemon of a lower version is replaced when it is idle (S8,
    * S5) and the user is told on stderr; any other daemon is used as it is.
    *
-   * @throws Client.Failure exit 2 for a bad configuration, 3 when refused (a busy older daemon stays),
-   *                        1 when it did not start
+   * @throws Client.Failure exit 2 for a bad configuration, 3 when refused (a busy older daemon stays,
+   *                        or a daemon runs with another configuration than {@code config}), 1 when it
+   *                        did not start
    */
   public static long up(Home home, Path config) {
     home.prepare();
@@ -42,6 +43,7 @@ public final class Up {
     try (Client client = c.get()) {
       long pid = pidOf(client);
       if (!(client.verdict() instanceof Replacement.Verdict.ReplaceIfIdle)) {
+        refuseOtherConfig(home, pid, config);
         return pid;
       }
       replaced = "v" + client.capabilities().version() + ", pid " + pid;
@@ -58,6 +60,33 @@ public final class Up {
     System.err.println("vigil: replaced the idle daemon (" + replaced + ") with this vigil (v" + BuildInfo.VERSION
         + ", pid " + pid + ")");
     return pid;
+  }
+
+  /**
+   * A {@code vigil up --config F} that finds a daemon running with another configuration refuses to
+   * pretend it applied F: it says which daemon runs with what, and how to apply F (exit 3).
+   */
+  private static void refuseOtherConfig(Home home, long pid, Path config) {
+    if (config == null) {
+      return;
+    }
+    Path wanted = config.toAbsolutePath().normalize();
+    Optional<Path> running = new StatusFile(home.statusFile()).recorded().flatMap(StatusFile.Recorded::config)
+        .map(p -> p.toAbsolutePath().normalize());
+    if (running.isPresent() && same(running.get(), wanted)) {
+      return;
+    }
+    throw new Client.Failure(3, "a daemon already runs (pid " + pid + ", "
+        + running.map(p -> "configuration " + p).orElse("the default configuration") + "); " + wanted
+        + " was not applied. To apply it: vigil down, then vigil up --config " + wanted);
+  }
+
+  private static boolean same(Path a, Path b) {
+    try {
+      return a.equals(b) || Files.isSameFile(a, b);
+    } catch (IOException e) {
+      return false;
+    }
   }
 
   /**

@@ -101,7 +101,7 @@ public final class Watch {
     }
     if (!d.build().equals(BuildInfo.BUILD)) {
       return head + "the lost daemon (pid " + d.pid() + ") ran build " + d.build() + ", this vigil is build "
-          + BuildInfo.BUILD + ": not relaunching it (S9); run vigil up\n";
+          + BuildInfo.BUILD + ": a watch only restarts a daemon of its own build; start one with vigil up\n";
     }
     long now = System.nanoTime() / 1_000_000;
     if (now < nextRelaunchMs) {
@@ -123,7 +123,7 @@ public final class Watch {
     }
     try {
       long pid = Up.launch(home, config);
-      return at() + " relaunched the lost daemon (pid " + d.pid() + ") with " + with + ": pid " + pid + " serves (S9)\n";
+      return at() + " relaunched the lost daemon (pid " + d.pid() + ") with " + with + ": pid " + pid + " serves\n";
     } catch (Client.Failure | ConfigException f) {
       return at() + " relaunching the lost daemon (pid " + d.pid() + ") with " + with + " failed: " + f.getMessage()
           + "; retrying every " + RELAUNCH_RETRY_MS / 1000 + " s\n";

@@ -348,7 +348,7 @@ public final class Wire {
       o.put("parked", c.parked());
       o.put("message", "lane " + c.lane() + (c.parked() ? " is parked" : " is not parked")
           + (c.changed() ? "" : " (unchanged)") + (c.workersTold() > 0 ? "; " + c.workersTold()
-          + " workers told to stop at a safe point" : ""));
+          + " running workers asked to stop where they can stop safely; their work runs again once unparked" : ""));
     } else if (r instanceof Reply.HandStarted h) {
       o.set("run", run(h.run()));
       o.put("message", h.run().id() + " started by hand (attempt " + h.run().attempt() + ")");
@@ -385,7 +385,18 @@ public final class Wire {
   public static ObjectNode ticket(Ticket t) {
     ObjectNode o = JSON.valueToTree(t);
     o.put("allowedAttempts", t.allowedAttempts());
+    o.set("payload", payload(t.payload()));
     return o;
+  }
+
+  /** A payload as the JSON it holds (an object for every submission made through the CLI), else as its text. */
+  static JsonNode payload(String text) {
+    try {
+      JsonNode n = JSON.readTree(text);
+      return n == null || n.isMissingNode() ? JSON.getNodeFactory().textNode(text) : n;
+    } catch (IOException e) {
+      return JSON.getNodeFactory().textNode(text);
+    }
   }
 
   /** An event as {@code vigil events --json} prints it: one object, its fields by name. */

@@ -70,7 +70,7 @@ class ConfigLoaderTest {
 
   @Test
   void anInvalidTimeoutLatticeIsRejected_namingTheEdge() {
-    assertEquals("config vigil.json: timeouts violate S2: quiesceHold (1s) must be > quiesceAnswer (2s)",
+    assertEquals("config vigil.json: timeouts do not fit together: quiesceHold (1s) must be > quiesceAnswer (2s)",
         error("{\"timeouts\": {\"quiesceHold\": \"1s\"}}"));
   }
 
@@ -124,5 +124,31 @@ class ConfigLoaderTest {
         c.workload().services().stream().map(ServiceSpec::activation).toList());
     String e = error("{\"services\": [{\"name\": \"idx\", \"type\": \"command\", \"activation\": \"sometimes\"}]}");
     assertTrue(e.contains("services[0].activation ('sometimes') must be 'always' or 'on-demand'"), e);
+  }
+
+  @Test
+  void aTrailingCommaOrAnEmptyFileNamesTheLineColumnAndWhatIsWrong() {
+    assertEquals("config vigil.json: malformed JSON (line 2, column 46): a comma before '}' (remove the trailing comma)",
+        error("{\"lanes\": {\"default\": {\"concurrency\": 2},\n                     \"b\": {\"concurrency\": 1},}}"));
+    assertEquals("config vigil.json: malformed JSON (line 1, column 20): a comma before '}' (remove the trailing comma)",
+        error("{\"maxAttempts\": 3, }"));
+    assertEquals("config vigil.json: the file is empty (line 1, column 1); write {} for the defaults", error(""));
+    assertEquals("config vigil.json: the file is empty (line 1, column 1); write {} for the defaults", error(" \n"));
+    assertEquals("config vigil.json: field 'maxAttempts' has the wrong type (line 1, column 17): it must be a whole number",
+        error("{\"maxAttempts\": \"three\"}"));
+    String open = error("{\"lanes\": {");
+    assertTrue(open.startsWith("config vigil.json: malformed JSON (line 1"), open);
+    assertTrue(!open.contains("wrong type"), open);
+  }
+
+  @Test
+  void aHeartbeatAloneCarriesTheTimeoutsThatFollowFromIt() {
+    VigilConfig c = ConfigLoader.parse("{\"timeouts\": {\"heartbeat\": \"5m\"}}", "vigil.json", null);
+    assertEquals(300_000, c.timeouts().ms(Timeout.HEARTBEAT));
+    assertEquals(1_800_000, c.timeouts().ms(Timeout.STATUS_STALE), "six heartbeats");
+    VigilConfig r = ConfigLoader.parse("{\"timeouts\": {\"reconcile\": \"1m\"}}", "vigil.json", null);
+    assertEquals(120_000, r.timeouts().ms(Timeout.LEASE_TTL), "two reconcile passes");
+    String e = error("{\"timeouts\": {\"heartbeat\": \"5m\", \"statusStale\": \"1m\"}}");
+    assertTrue(e.contains("statusStale (1m) must be = 6 × heartbeat (5m)"), "a value set is kept and checked: " + e);
   }
 }

@@ -56,4 +56,23 @@ class HomeTest {
     assertEquals("rwxr-x---", PosixFilePermissions.toString(Files.getPosixFilePermissions(dir)));
     assertTrue(!Files.exists(dir.resolve("runs")), "nothing was created");
   }
+
+  @Test
+  void aHomeThatCannotBeCreatedSaysSoInWords() throws Exception {
+    Path locked = Files.createDirectory(tmp.resolve("locked"),
+        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("r-x------")));
+    org.junit.jupiter.api.Assumptions.assumeFalse(Files.isWritable(locked), "not run as a user who may write anywhere");
+    Path dir = locked.resolve("home");
+    ConfigException e = assertThrows(ConfigException.class, () -> new Home(dir).prepare());
+    assertEquals("cannot create home " + dir + ": permission denied", e.getMessage());
+    assertTrue(!Files.exists(dir), "nothing was created");
+  }
+
+  @Test
+  void aHomeUnderAFileSaysSoInWords() throws Exception {
+    Path file = Files.writeString(tmp.resolve("plain"), "x");
+    Path dir = file.resolve("home");
+    ConfigException e = assertThrows(ConfigException.class, () -> new Home(dir).prepare());
+    assertEquals("cannot create home " + dir + ": " + file + " is a file, not a directory", e.getMessage());
+  }
 }

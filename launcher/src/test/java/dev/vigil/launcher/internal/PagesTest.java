@@ -40,7 +40,7 @@ class PagesTest {
       try (Client c = Client.connect(new Home(home), false)) {
         List<JsonNode> all = Pages.all(c, "list", Wire.JSON.createObjectNode(), "tickets");
         assertEquals(ids.stream().map(TicketId::toString).toList(), all.stream().map(t -> t.path("id").asText()).toList());
-        assertTrue(all.get(all.size() - 1).path("payload").asText().contains(pad), "the large payloads came whole");
+        assertTrue(all.get(all.size() - 1).path("payload").toString().contains(pad), "the large payloads came whole");
 
         var bad = Wire.JSON.createObjectNode();
         bad.put("limit", 0);

@@ -75,6 +75,10 @@ final class Commands {
     } else if (command instanceof Command.Retry r) {
       return retry(r, nowMonoMs, nowWallMs);
     } else if (command instanceof Command.ParkLane p) {
+      Optional<Reply.Invalid> unknown = unknownLane(p.lane());
+      if (unknown.isPresent()) {
+        return unknown.get();
+      }
       boolean changed = ctx.coordination.parkLane(p.lane());
       return new Reply.LaneChanged(p.lane(), true, changed, tasks.stopParked(nowMonoMs));
     } else if (command instanceof Command.UnparkLane u) {
@@ -124,6 +128,15 @@ final class Commands {
     return new Reply.SubmittedAll(out);
   }
 
+  /** Why a lane cannot be parked: this daemon has no such lane (a typo would otherwise park nothing real). */
+  private Optional<Reply.Invalid> unknownLane(Lane lane) {
+    if (ctx.config.concurrency(lane) > 0) {
+      return Optional.empty();
+    }
+    List<Lane> lanes = ctx.config.lanes().stream().map(EngineConfig.LaneLimit::lane).toList();
+    return Optional.of(new Reply.Invalid("lane '" + lane + "' is not configured (lanes: " + lanes + "); nothing was parked"));
+  }
+
   /** Why this daemon cannot run the ticket (its lane or worker type is not configured), if it cannot. */
   private Optional<Reply.Invalid> refusal(NewTicket n) {
     if (ctx.config.concurrency(n.lane()) == 0) {
@@ -158,7 +171,7 @@ final class Commands {
     if (c instanceof Control.Done d) {
       String note = "";
       if (d.ticket().parked() && d.ticket().state() == TicketState.LEASED && tasks.stopParked(nowMonoMs) > 0) {
-        note = "its worker was told to stop at its next safe point";
+        note = "its worker was asked to stop where it can stop safely; it runs again once unparked";
       }
       return new Reply.TicketChanged(d.ticket(), note);
     } else if (c instanceof Control.Denied d) {

@@ -154,7 +154,7 @@ final class Lifecycle {
       decide(q, q.round().onTick(nowMonoMs), nowMonoMs, nowWallMs);
     } else if (p instanceof DaemonPhase.DrainingIdle d) {
       if (tasks.isEmpty() && services.allDown()) {
-        complete(d.reply(), "every worker quiesced and stopped (S5)", nowMonoMs, nowWallMs);
+        complete(d.reply(), "every worker was idle and has stopped", nowMonoMs, nowWallMs);
       } else if (nowMonoMs >= d.deadlineMonoMs()) {
         abandon(d, "not every worker stopped within stopGrace after it quiesced", nowMonoMs);
       }

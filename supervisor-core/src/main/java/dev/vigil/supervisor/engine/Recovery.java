@@ -129,7 +129,7 @@ final class Recovery {
       handoffs.adopt(r.id(), lane, nowMonoMs, nowWallMs);
     } else {
       String why = foreignLive
-          ? "stale claim (Q10): claimed " + Durations.format(nowWallMs - r.claimedAtMs()) + " ago by " + r.owner()
+          ? "stale claim: claimed " + Durations.format(nowWallMs - r.claimedAtMs()) + " ago by " + r.owner()
               + ", no worker holds its reservation"
           : "recovery: owner " + r.owner() + " is gone and no worker holds the reservation";
       ctx.record(new EngineEvent.Recovered(r.id(), RecoveryAction.ABORT_CLAIM, why));

@@ -36,7 +36,7 @@ final class ServiceLaunches {
     WorkerKey key = s.key();
     table.idleStopInFlight.remove(s.name());
     if (ctx.directories.isReserved(key)) {
-      failure(s, "a previous worker still holds the reservation: no launch beside a survivor (S6)", Optional.empty(),
+      failure(s, "a previous worker still runs: no second one is started beside it", Optional.empty(),
           nowMonoMs);
       return;
     }
@@ -91,10 +91,10 @@ final class ServiceLaunches {
     s.relaunch = st.next();
     Adoption.Relaunch.Retry r = st.decision();
     if (r instanceof Adoption.Relaunch.Retry.Launch) {
-      launch(s, nowMonoMs, "restarted (S1)");
+      launch(s, nowMonoMs, "restarted");
     } else if (r instanceof Adoption.Relaunch.Retry.StopAgain again) {
       ctx.record(new EngineEvent.ServiceRestartScheduled(s.name(), again.retryAfterMs(),
-          "survivor " + again.survivor() + " lives on: stopped again, counted as a failure (S6)"));
+          "survivor " + again.survivor() + " lives on: stopped again, counted as a failure"));
       table.transition(s, new ServicePhase.Backoff(nowMonoMs + again.retryAfterMs()), "survivor lives on");
       workers.signal(s.key(), again.survivor(), Signal.TERM);
     } else if (r instanceof Adoption.Relaunch.Retry.GiveUp g) {

@@ -57,7 +57,7 @@ final class ServiceStops {
     if (step.decision() instanceof Stopping.Action.Done) {
       ctx.record(new EngineEvent.ServiceExited(s.name(), "stopped (" + kind + ")" + s.how()));
       if (st.then() == Then.RELAUNCH) {
-        launches.launch(s, nowMonoMs, "relaunched on build " + ctx.config.build() + " (S6)");
+        launches.launch(s, nowMonoMs, "relaunched on build " + ctx.config.build());
       } else {
         if (kind == StopKind.IDLE_SHUTDOWN) {
           table.idleStopped.add(s.name());

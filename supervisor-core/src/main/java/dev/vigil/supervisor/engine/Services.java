@@ -65,14 +65,14 @@ final class Services {
       ProcessIdentity recorded = rec instanceof IdentityRecord.Written w ? w.identity() : null;
       if (!Liveness.dead(ctx.processes, ctx.directories, key, recorded)) {
         String token = rec instanceof IdentityRecord.Written w ? w.tokenHash() : null;
-        table.transition(s, new ServicePhase.Adopting(recorded, token), "found alive at boot; waiting for its hello (S6)");
+        table.transition(s, new ServicePhase.Adopting(recorded, token), "found alive at start; waiting for it to report");
         continue;
       }
       RevivalGate.Revival r = ctx.revival.atBoot(ctx.directories.latestBusy(key), nowWallMs);
       if (r instanceof RevivalGate.Revival.Revive rv) {
         ctx.record(new EngineEvent.ServiceRevival(s.name(), true,
             "busy record " + Durations.format(Math.max(0, rv.ageMs())) + " old"));
-        launches.launch(s, nowMonoMs, "revived (S3)");
+        launches.launch(s, nowMonoMs, "revived: it had work when its daemon went away");
       } else if (r instanceof RevivalGate.Revival.Stay st) {
         ctx.record(new EngineEvent.ServiceRevival(s.name(), false, st.reason().toString()));
         if (s.spec.activation() == ServiceSpec.Activation.ALWAYS) {
@@ -205,12 +205,12 @@ final class Services {
     String token = a.tokenHash() != null ? a.tokenHash() : hello.tokenHash();
     Adoption.Verdict v = ctx.adoption.verdict(true, Optional.of(hello.build()), ctx.bootMonoMs, nowMonoMs);
     if (v instanceof Adoption.Verdict.Adopt) {
-      table.transition(s, new ServicePhase.Up(a.identity(), token, hello.build()), "adopted (S6)");
+      table.transition(s, new ServicePhase.Up(a.identity(), token, hello.build()), "taken over: the same build");
       ctx.record(new EngineEvent.ServiceUp(s.name(), true));
       ctx.record(new EngineEvent.Welcomed(s.key(), true));
       return new ToWorker.Welcome(build, true);
     } else if (v instanceof Adoption.Verdict.StopAsLost lost) {
-      String reason = "build " + hello.build() + " is not this daemon's build " + build + ": stop as a lost worker (S6)";
+      String reason = "build " + hello.build() + " is not this daemon's build " + build + ": stopped; it is started again on this build";
       ctx.record(new EngineEvent.ServiceExited(s.name(), "not adopted: " + lost.reason()));
       ctx.record(new EngineEvent.HelloDenied(s.key(), reason));
       stops.begin(s, StopKind.LOST, true, Then.RELAUNCH, nowMonoMs);

@@ -76,10 +76,11 @@ public record Status(int schema, OwnerId owner, long pid, long pidStartTicks, St
    * @param lane        the lane
    * @param concurrency its limit
    * @param occupied    its live runs (Q11: after a restart, slots come from live runs)
-   * @param ready       its READY tickets (due or not)
-   * @param parked      whether it is parked (Q9)
+   * @param ready         its READY tickets (due or not) that are not parked themselves
+   * @param parkedTickets its READY tickets that are parked themselves (Q9), not counted in {@code ready}
+   * @param parked        whether the lane is parked (Q9)
    */
-  public record LaneStatus(Lane lane, int concurrency, int occupied, int ready, boolean parked) {}
+  public record LaneStatus(Lane lane, int concurrency, int occupied, int ready, int parkedTickets, boolean parked) {}
 
   /** How this daemon relates to a live run. */
   public enum Supervision {

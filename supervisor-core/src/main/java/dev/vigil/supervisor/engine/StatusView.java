@@ -51,14 +51,15 @@ final class StatusView {
   Status status(long nowMonoMs, long nowWallMs, Status.State state) {
     Map<Lane, Integer> occupied = scheduler.occupancy();
     Map<Lane, Integer> ready = new HashMap<>();
+    Map<Lane, Integer> parkedTickets = new HashMap<>();
     for (Ticket t : ctx.store.tickets(TicketQuery.all().inState(TicketState.READY))) {
-      ready.merge(t.lane(), 1, Integer::sum);
+      (t.parked() ? parkedTickets : ready).merge(t.lane(), 1, Integer::sum);
     }
     var parked = ctx.store.parkedLanes();
     List<Status.LaneStatus> lanes = new ArrayList<>();
     for (EngineConfig.LaneLimit l : ctx.config.lanes()) {
       lanes.add(new Status.LaneStatus(l.lane(), l.concurrency(), occupied.getOrDefault(l.lane(), 0),
-          ready.getOrDefault(l.lane(), 0), parked.contains(l.lane())));
+          ready.getOrDefault(l.lane(), 0), parkedTickets.getOrDefault(l.lane(), 0), parked.contains(l.lane())));
     }
     List<Status.RunStatus> runs = new ArrayList<>();
     for (Run r : ctx.store.liveRuns()) {

@@ -148,7 +148,7 @@ class EngineExamplesTest {
     b.boot();
     RunId run = running(Bench.task().work(60_000).stopReact(700, true), LANE_A);
     Reply parked = b.command(new Command.Park(run.ticket()));
-    assertTrue(((Reply.TicketChanged) parked).note().contains("safe point"), parked.toString());
+    assertTrue(((Reply.TicketChanged) parked).note().contains("asked to stop where it can stop safely"), parked.toString());
     b.until("the worker stopped at its safe point", () -> b.run(run).state() == RunState.SETTLED, 3_000);
     assertEquals(Verdict.STALLED, b.run(run).verdict(), "the worker's own resumable outcome");
     assertTrue(b.events(EngineEvent.Signalled.class).isEmpty(), "a park never signals: the worker picks its safe point");
@@ -183,6 +183,17 @@ class EngineExamplesTest {
     b.until("answered", () -> !answer.isEmpty(), 3 * Bench.ms(Timeout.STOP_GRACE));
     List<StopKind> kinds = b.events(EngineEvent.StopBegun.class).stream().map(EngineEvent.StopBegun::kind).toList();
     assertEquals(List.of(StopKind.PARK, StopKind.OPERATOR), kinds);
+  }
+
+  @Test
+  void parkingALaneThatIsNotConfiguredIsRefused_namingTheLanes() {
+    b.boot();
+    Reply r = b.command(new Command.ParkLane(new dev.vigil.coordination.Lane("nosuchlane")));
+    assertTrue(r instanceof Reply.Invalid, "refused: " + r);
+    String why = ((Reply.Invalid) r).reason();
+    assertTrue(why.startsWith("lane 'nosuchlane' is not configured (lanes: [") && why.contains(LANE_A.toString())
+        && why.endsWith("nothing was parked"), why);
+    assertTrue(b.status().lanes().stream().noneMatch(l -> l.parked()), "no lane is parked");
   }
 
   @Test
@@ -428,7 +439,7 @@ class EngineExamplesTest {
     assertEquals(b.daemon.identity.pid(), s.pid());
     assertEquals("b1", s.build());
     assertTrue(b.world.wallMs - s.heartbeatAtWallMs() < Bench.ms(Timeout.HEARTBEAT), "D1: fresh");
-    assertEquals(new Status.LaneStatus(LANE_A, 2, 1, 0, false), s.lanes().get(0));
+    assertEquals(new Status.LaneStatus(LANE_A, 2, 1, 0, 0, false), s.lanes().get(0));
     Status.RunStatus r = s.runs().get(0);
     assertEquals(run, r.run());
     assertEquals(Status.Supervision.RUNNING, r.supervision());

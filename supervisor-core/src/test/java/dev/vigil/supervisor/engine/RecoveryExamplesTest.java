@@ -267,7 +267,7 @@ class RecoveryExamplesTest {
     b.crash();
     b.boot();
     EngineEvent.Recovered swept = b.recovered(RecoveryAction.ABORT_CLAIM).get(0);
-    assertTrue(swept.detail().startsWith("stale claim (Q10)"), swept.detail());
+    assertTrue(swept.detail().startsWith("stale claim: claimed "), swept.detail());
     assertEquals(RunState.SETTLED, b.run(b.firstRun(t)).state());
   }
 

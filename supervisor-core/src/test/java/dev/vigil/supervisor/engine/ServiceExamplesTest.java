@@ -39,7 +39,7 @@ class ServiceExamplesTest {
         .map(EngineEvent.ServiceRestartScheduled::delayMs).toList();
     assertEquals(List.of(250L, 500L, 1_000L, 2_000L, 4_000L), pauses, "S1: 250 ms doubling, capped at 4 s here");
     assertEquals(6, b.serviceWorkers("idx").size(), "five restarts, then no more");
-    assertTrue(b.serviceStatus("idx").note().contains("given up (S1)"), b.serviceStatus("idx").note());
+    assertTrue(b.serviceStatus("idx").note().contains("): given up"), b.serviceStatus("idx").note());
     b.run(10_000);
     assertEquals(6, b.serviceWorkers("idx").size(), "a given-up service is not launched again");
 

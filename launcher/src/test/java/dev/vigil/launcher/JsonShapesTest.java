@@ -1,0 +1,158 @@
+package dev.vigil.launcher;
+
+import static dev.vigil.launcher.CliEndToEndTest.json;
+import static dev.vigil.launcher.CliEndToEndTest.poll;
+import static dev.vigil.launcher.CliEndToEndTest.vigil;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.vigil.launcher.CliEndToEndTest.Result;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Every field that {@code --json} prints is documented in docs/CLI.md with its type: real commands
+ * against a real daemon (tickets that succeed, are held, parked and running, a service, events), each
+ * field of their output looked up in the "Shape:" tables.
+ */
+class JsonShapesTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final Pattern ROW = Pattern.compile("^\\| `([^`]+)` \\| ([^|]+?) \\|");
+  /** Arrays whose elements are another shape. */
+  private static final Map<String, String> ELEMENTS = Map.of("ticket runs[]", "run", "status services[]", "service");
+
+  @TempDir
+  Path tmp;
+
+  private final List<Path> homes = new ArrayList<>();
+  private final Set<String> seen = new TreeSet<>();
+
+  @AfterEach
+  void stopDaemons() throws Exception {
+    for (Path h : homes) {
+      vigil(h, "down", "--stop-workers");
+    }
+  }
+
+  /** The "Shape: NAME" tables of docs/CLI.md: shape → field path → type. */
+  static Map<String, Map<String, String>> shapes() throws Exception {
+    Map<String, Map<String, String>> out = new HashMap<>();
+    Map<String, String> current = null;
+    for (String line : Files.readAllLines(CliReferenceTest.CLI_MD, StandardCharsets.UTF_8)) {
+      if (line.startsWith("### Shape: ")) {
+        current = new HashMap<>();
+        out.put(line.substring("### Shape: ".length()).strip(), current);
+      } else if (line.startsWith("#")) {
+        current = null;
+      } else if (current != null) {
+        Matcher m = ROW.matcher(line);
+        if (m.find()) {
+          current.put(m.group(1), m.group(2).strip());
+        }
+      }
+    }
+    return out;
+  }
+
+  private static String typeOf(JsonNode n) {
+    return n.isNull() ? "null" : n.isTextual() ? "string" : n.isNumber() ? "number" : n.isBoolean() ? "boolean"
+        : n.isObject() ? "object" : n.isArray() ? "array" : n.getNodeType().toString();
+  }
+
+  /** Checks every field of {@code n} against {@code shape}, collecting what is wrong. */
+  private void check(Map<String, Map<String, String>> shapes, String shape, JsonNode n, List<String> wrong) {
+    n.properties().forEach(e -> field(shapes, shape, e.getKey(), e.getValue(), wrong));
+  }
+
+  private void field(Map<String, Map<String, String>> shapes, String shape, String path, JsonNode n, List<String> wrong) {
+    String documented = shapes.get(shape).get(path);
+    seen.add(shape + " " + path);
+    if (documented == null) {
+      wrong.add(shape + ": '" + path + "' (" + typeOf(n) + ") is not documented");
+      return;
+    }
+    List<String> types = Arrays.asList(documented.split(" or "));
+    String t = typeOf(n);
+    boolean ok = types.contains("json") || types.contains(t) || (t.equals("object") && types.contains("map"));
+    if (!ok) {
+      wrong.add(shape + ": '" + path + "' is " + t + ", documented as " + documented);
+      return;
+    }
+    if (types.contains("json") || types.contains("map")) {
+      return;
+    }
+    if (n.isObject()) {
+      n.properties().forEach(e -> field(shapes, shape, path + "." + e.getKey(), e.getValue(), wrong));
+    } else if (n.isArray()) {
+      String other = ELEMENTS.get(shape + " " + path + "[]");
+      for (JsonNode el : n) {
+        if (other != null) {
+          check(shapes, other, el, wrong);
+        } else {
+          field(shapes, shape, path + "[]", el, wrong);
+        }
+      }
+    }
+  }
+
+  @Test
+  void everyFieldOfEveryJsonOutputIsDocumentedWithItsType() throws Exception {
+    Map<String, Map<String, String>> shapes = shapes();
+    assertEquals(Set.of("ticket", "run", "status", "service", "event"), shapes.keySet());
+    Path home = CliEndToEndTest.ownerOnlyHome(tmp, "shapes", homes);
+    Path config = Files.writeString(tmp.resolve("vigil.json"),
+        "{\"services\": [{\"name\": \"idx\", \"type\": \"command\", \"payload\": {\"argv\": [\"sleep\", \"60\"]}}]}");
+    assertEquals(0, vigil(home, "up", "--config", config.toString()).code());
+    String ok = vigil(home, "submit", "--label", "team=a", "--env", "X=1", "--timeout", "30s", "--", "true").line();
+    String held = vigil(home, "submit", "--max-attempts", "1", "--", "sh", "-c", "exit 3").line();
+    String later = vigil(home, "submit", "--in", "1h", "--", "true").line();
+    assertEquals(0, vigil(home, "park", later).code());
+    assertEquals(0, vigil(home, "wait", ok, "--timeout", "90s").code());
+    assertEquals(1, vigil(home, "wait", held, "--timeout", "90s").code());
+    String running = vigil(home, "submit", "--", "sleep", "60").line();
+    poll(home, running, t -> t.path("runs").size() == 1 && "RUNNING".equals(t.path("runs").get(0).path("state").asText()));
+
+    List<String> wrong = new ArrayList<>();
+    JsonNode status = json(vigil(home, "status", "--json"));
+    assertTrue(status.path("runs").size() >= 1 && status.path("services").size() == 1, status.toString());
+    check(shapes, "status", status, wrong);
+    JsonNode tasks = json(vigil(home, "tasks", "--json"));
+    assertEquals(4, tasks.size());
+    tasks.forEach(t -> check(shapes, "ticket", t, wrong));
+    for (String t : List.of(ok, held, running)) {
+      check(shapes, "ticket", json(vigil(home, "show", t, "--json")), wrong);
+    }
+    json(vigil(home, "runs", "--json")).forEach(r -> check(shapes, "run", r, wrong));
+    JsonNode services = json(vigil(home, "services", "--json"));
+    assertEquals(1, services.size());
+    services.forEach(s -> check(shapes, "service", s, wrong));
+    Result events = vigil(home, "events", "--json");
+    assertEquals(0, events.code(), events.err());
+    List<String> lines = events.out().lines().filter(l -> !l.isBlank()).toList();
+    assertTrue(lines.size() >= 2, events.out());
+    for (String l : lines) {
+      check(shapes, "event", JSON.readTree(l), wrong);
+    }
+    assertEquals(List.of(), wrong, "fields of --json output missing from docs/CLI.md or with another type");
+    assertTrue(tasks.get(0).path("payload").isObject(), "a payload is a JSON object, not a string: " + tasks.get(0));
+    for (String f : List.of("status runs[].supervision", "status lanes[].parkedTickets", "ticket spec.env[]",
+        "run start.identity.pid", "service failuresInWindow", "event verdict", "ticket labels")) {
+      assertTrue(seen.contains(f), "the commands printed " + f + ": " + seen);
+    }
+  }
+}
