@@ -113,8 +113,15 @@ final class Settling {
     Verdicts.Judgement j = Verdicts.judge(new Verdicts.Ending(outcome(run), exit, stoppedBy, neverToldToGo, intent,
         timeoutMs), nowWallMs);
     Finish f = new Finish(run, claimant, j.verdict(), j.diagnosis(), j.stallUntilWallMs(), forDeadExitOwner);
-    Settlement s = ctx.coordination.finish(f, nowWallMs);
+    Settlement s;
+    try {
+      s = ctx.coordination.finish(f, nowWallMs);
+    } catch (RuntimeException e) {
+      ctx.occupancy.recount();
+      throw e;
+    }
     if (s instanceof Settlement.Settled ok) {
+      ctx.occupancy.freed(ok.ticket().lane());
       ctx.record(new EngineEvent.Settled(run, f.verdict(), f.diagnosis(), ok.ticket().state(),
           ok.run().exit() == null || (ok.run().exit().exitCode() == null && ok.run().exit().signal() == null) ? null
               : ok.run().exit()));
