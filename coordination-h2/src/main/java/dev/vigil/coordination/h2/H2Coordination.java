@@ -10,6 +10,7 @@ import dev.vigil.coordination.Denials;
 import dev.vigil.coordination.Event;
 import dev.vigil.coordination.Events;
 import dev.vigil.coordination.Exit;
+import dev.vigil.coordination.ExitAndFinish;
 import dev.vigil.coordination.ExitOwner;
 import dev.vigil.coordination.Finish;
 import dev.vigil.coordination.Lane;
@@ -814,7 +815,12 @@ public final class H2Coordination implements Coordination, AutoCloseable {
     Objects.requireNonNull(runId, "run");
     Objects.requireNonNull(claimant, "claimant");
     Objects.requireNonNull(exit, "exit");
-    return tx.run("takeExit", d -> false, c -> {
+    return tx.run("takeExit", d -> false, c -> exitIn(c, runId, claimant, exit));
+  }
+
+  /** takeExit's body, in the caller's transaction. */
+  private static Exit exitIn(Connection c, RunId runId, ExitOwner claimant, RunExit exit) throws SQLException {
+    {
       int n;
       try (PreparedStatement p = c.prepareStatement("UPDATE runs SET state = 'EXITED', exit_code = ?,"
           + " exit_signal = ?, exit_at_ms = ?, exit_role = ?, exit_owner_id = ? WHERE run_id = ? AND state = 'RUNNING'")) {
@@ -831,14 +837,37 @@ public final class H2Coordination implements Coordination, AutoCloseable {
       }
       requireZero(n, "exit of " + runId);
       return Denials.takeExit(Rows.run(c, runId)).orElseThrow(raced("exit of " + runId));
-    });
+    }
   }
 
   @Override
   public Settlement finish(Finish f, long nowMs) {
     Objects.requireNonNull(f, "finish");
+    return tx.run("finish", d -> d instanceof Settlement.Settled, c -> finishIn(c, f, nowMs));
+  }
+
+  /**
+   * takeExit then, when the exit was taken, finish, in one transaction: one commit, and no crash
+   * between the two (a finish refused commits the exit alone, as the two verbs called in turn do).
+   */
+  @Override
+  public ExitAndFinish takeExitAndFinish(RunId runId, ExitOwner claimant, RunExit exit, Finish f, long nowMs) {
+    ExitAndFinish.check(runId, claimant, f);
+    Objects.requireNonNull(exit, "exit");
+    return tx.run("takeExitAndFinish", d -> d.settlement().filter(s -> s instanceof Settlement.Settled).isPresent(),
+        c -> {
+          Exit e = exitIn(c, runId, claimant, exit);
+          if (!(e instanceof Exit.Taken)) {
+            return new ExitAndFinish(e, Optional.empty());
+          }
+          return new ExitAndFinish(e, Optional.of(finishIn(c, f, nowMs)));
+        });
+  }
+
+  /** finish's body, in the caller's transaction. */
+  private Settlement finishIn(Connection c, Finish f, long nowMs) throws SQLException {
     RunId runId = f.run();
-    return tx.run("finish", d -> d instanceof Settlement.Settled, c -> {
+    {
       int n = update(c, "UPDATE runs SET state = 'SETTLED', verdict = ?, diagnosis = ? WHERE run_id = ?"
           + " AND state = 'EXITED' AND (? OR (exit_role = ? AND exit_owner_id = ?))"
           + " AND (COALESCE(stop_intent, 'TIMEOUT') <> 'TIMEOUT') = ?", f.verdict().name(), f.diagnosis(),
@@ -869,7 +898,7 @@ public final class H2Coordination implements Coordination, AutoCloseable {
       }
       append(c, Events.ofSettlement(settled, after, nowMs));
       return new Settlement.Settled(settled, after, superseded);
-    });
+    }
   }
 
   @Override
