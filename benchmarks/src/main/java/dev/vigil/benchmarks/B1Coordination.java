@@ -99,7 +99,7 @@ public final class B1Coordination {
         "what", "per second (median, min–max)", "vs db-scheduler", "vs one-row commits");
     double peer = r.peer();
     double commits = r.commits();
-    t.row("Vigil, 1 thread: submit→claimNext(16)→start→takeExit→finish", Stats.spread(
+    t.row("Vigil, 1 thread: submit→claimNext(16)→start→takeExitAndFinish", Stats.spread(
         r.reps().stream().map(x -> x.one().perSecond()).toList()), Stats.ratio(r.vigil1(), peer),
         Stats.ratio(r.vigil1(), commits));
     t.row("Vigil, 2 threads", Stats.spread(r.reps().stream().map(x -> x.two().perSecond()).toList()),

@@ -27,7 +27,7 @@ import java.util.concurrent.CyclicBarrier;
 
 /**
  * B1: coordination cycles on the durable H2 store, {@code submit ×16 → claimNext(16) → start →
- * takeExit → finish} for each claimed ticket, from 1 or more threads, each its own owner. A cycle
+ * takeExitAndFinish} (the daemon's own path: one transaction) for each claimed ticket, from 1 or more threads, each its own owner. A cycle
  * is one settled ticket. Compaction pauses are seen from outside: {@link H2Coordination} compacts
  * by {@code SHUTDOWN COMPACT}, which moves a new file over the old one, so a new inode of the
  * database file after a verb marks a compaction, and that verb's time is its pause.
@@ -38,7 +38,7 @@ public final class VigilCycles {
   static final long TTL_MS = 30_000;
 
   /** The verbs of a cycle, timed one by one. */
-  public enum Verb { SUBMIT, CLAIM_NEXT, START, TAKE_EXIT, FINISH }
+  public enum Verb { SUBMIT, CLAIM_NEXT, START, TAKE_EXIT_AND_FINISH }
 
   /**
    * What one window measured.
@@ -178,11 +178,10 @@ public final class VigilCycles {
         timed(Verb.START, t0);
         long now = System.currentTimeMillis();
         t0 = System.nanoTime();
-        h2.takeExit(run, exitOwner, RunExit.code(0, now));
-        timed(Verb.TAKE_EXIT, t0);
-        t0 = System.nanoTime();
-        Settlement done = h2.finish(Finish.as(exitOwner, run, Verdict.SUCCEEDED, null), now);
-        timed(Verb.FINISH, t0);
+        // the daemon's own path: the exit it saw taken and settled in one transaction
+        Settlement done = h2.takeExitAndFinish(run, exitOwner, RunExit.code(0, now),
+            Finish.as(exitOwner, run, Verdict.SUCCEEDED, null), now).settlement().orElse(null);
+        timed(Verb.TAKE_EXIT_AND_FINISH, t0);
         if (!(done instanceof Settlement.Settled)) {
           throw new IllegalStateException("finish of " + run + ": " + done);
         }

@@ -23,7 +23,7 @@ class B1CoordinationSmokeTest {
       assertTrue(rate > 0 && Double.isFinite(rate), "a positive, finite rate: " + rate);
     }
     assertTrue(rep.one().cycles() >= VigilCycles.BATCH, "at least one batch settled: " + rep.one().cycles());
-    assertEquals(rep.one().verbNanos().get(VigilCycles.Verb.FINISH).size(), rep.one().cycles(),
+    assertEquals(rep.one().verbNanos().get(VigilCycles.Verb.TAKE_EXIT_AND_FINISH).size(), rep.one().cycles(),
         "one finish per settled cycle");
     assertEquals(0, rep.peer().duplicates(), "db-scheduler ran no task twice");
     List<Report> reports = B1Coordination.report(r, o);

@@ -100,6 +100,23 @@ public interface Coordination {
   Settlement finish(Finish finish, long nowMs);
 
   /**
+   * The supervisor's own end of a run whose exit it saw: {@link #takeExit} with {@code claimant},
+   * then, only when the exit was taken, {@link #finish} of {@code finish} (whose claimant must be the
+   * same). The decisions are those of the two verbs called in turn: a finish refused leaves the run
+   * EXITED by {@code claimant}, as {@code takeExit} alone would. An implementation may commit both
+   * in one transaction (one commit fewer per run, and no crash can fall between them); recovery
+   * still races for an exit with {@code takeExit} alone (C6: an exit is taken once).
+   *
+   * @throws IllegalArgumentException when {@code finish} names another run or another claimant
+   */
+  default ExitAndFinish takeExitAndFinish(RunId run, ExitOwner claimant, RunExit exit, Finish finish, long nowMs) {
+    ExitAndFinish.check(run, claimant, finish);
+    Exit e = takeExit(run, claimant, exit);
+    return new ExitAndFinish(e, e instanceof Exit.Taken ? java.util.Optional.of(finish(finish, nowMs))
+        : java.util.Optional.empty());
+  }
+
+  /**
    * Q12, Q13: records why the daemon is about to stop a live run, before its first signal, with an
    * event ({@code note} its text) when the intent on record changed. A kill replaces a time-out and an
    * earlier kill; a time-out never replaces a kill ({@link StopIntent#then}). The run then settles by

@@ -484,6 +484,64 @@ public abstract class CoordinationContract {
         c.takeExit(run, ExitOwner.supervisor(A), RunExit.code(0, T0 + 2)));
   }
 
+  // ---- takeExitAndFinish (C6 then C7, C8) ----
+
+  @Test
+  void takeExitAndFinish_takesTheExitAndSettles_andASecondCallIsToldWhoTookIt() {
+    TicketId t = submit();
+    RunId run = claim(t, A, T0).run().id();
+    c.start(run, A, runStart(T0));
+    ExitAndFinish ef = c.takeExitAndFinish(run, ExitOwner.supervisor(A), RunExit.code(0, T0 + 1),
+        Finish.as(ExitOwner.supervisor(A), run, Verdict.SUCCEEDED, null), T0 + 1);
+    Exit.Taken taken = assertInstanceOf(Exit.Taken.class, ef.exit());
+    assertEquals(RunExit.code(0, T0 + 1), taken.run().exit());
+    Settlement.Settled s = assertInstanceOf(Settlement.Settled.class, ef.settlement().orElseThrow());
+    assertEquals(TicketState.SUCCEEDED, s.ticket().state());
+    assertEquals(RunState.SETTLED, c.store().run(run).orElseThrow().state());
+    assertEquals(ExitOwner.supervisor(A), c.store().run(run).orElseThrow().exitOwner());
+    assertTrue(c.store().leases().isEmpty(), "C7: the lease goes with the settlement");
+    Snapshot before = c.store().snapshot();
+    ExitAndFinish again = c.takeExitAndFinish(run, ExitOwner.supervisor(A), RunExit.code(1, T0 + 2),
+        Finish.as(ExitOwner.supervisor(A), run, Verdict.FAILED, null), T0 + 2);
+    assertEquals(new Exit.Denied(Exit.Reason.ALREADY_TAKEN, ExitOwner.supervisor(A)), again.exit());
+    assertTrue(again.settlement().isEmpty(), "no finish without the exit");
+    assertEquals(before, c.store().snapshot());
+  }
+
+  @Test
+  void takeExitAndFinish_aRefusedFinishLeavesTheRunExitedByTheClaimant_asTheTwoVerbsInTurnDo() {
+    TicketId t = submit();
+    RunId run = claim(t, A, T0).run().id();
+    assertEquals(Exit.Reason.NOT_RUNNING, assertInstanceOf(Exit.Denied.class, c.takeExitAndFinish(run,
+        ExitOwner.supervisor(A), RunExit.code(0, T0), Finish.as(ExitOwner.supervisor(A), run, Verdict.SUCCEEDED, null),
+        T0).exit()).reason());
+    assertEquals(RunState.CLAIMED, c.store().run(run).orElseThrow().state());
+    c.start(run, A, runStart(T0));
+    ExitAndFinish ef = c.takeExitAndFinish(run, ExitOwner.supervisor(A), RunExit.signal(9, T0 + 1),
+        Finish.as(ExitOwner.supervisor(A), run, Verdict.KILLED, null), T0 + 1);
+    assertInstanceOf(Exit.Taken.class, ef.exit());
+    assertEquals(new Settlement.Denied(Settlement.Reason.KILL_MISMATCH), ef.settlement().orElseThrow(),
+        "Q13: KILLED only for a run whose kill was requested");
+    Run exited = c.store().run(run).orElseThrow();
+    assertEquals(RunState.EXITED, exited.state());
+    assertEquals(ExitOwner.supervisor(A), exited.exitOwner());
+    assertEquals(TicketState.LEASED, ticket(t).state());
+    settle(run, A, Verdict.FAILED, T0 + 2);
+  }
+
+  @Test
+  void takeExitAndFinish_refusesAFinishOfAnotherRunOrClaimant_beforeAnythingChanges() {
+    TicketId t = submit();
+    RunId run = claim(t, A, T0).run().id();
+    c.start(run, A, runStart(T0));
+    Snapshot before = c.store().snapshot();
+    assertThrows(IllegalArgumentException.class, () -> c.takeExitAndFinish(run, ExitOwner.supervisor(A),
+        RunExit.code(0, T0), Finish.as(ExitOwner.supervisor(B), run, Verdict.SUCCEEDED, null), T0));
+    assertThrows(IllegalArgumentException.class, () -> c.takeExitAndFinish(run, ExitOwner.supervisor(A),
+        RunExit.code(0, T0), Finish.as(ExitOwner.supervisor(A), new RunId(t, 2), Verdict.SUCCEEDED, null), T0));
+    assertEquals(before, c.store().snapshot());
+  }
+
   // ---- finish (C7, C8, Q1, Q2, Q5, Q7, Q8) ----
 
   @Test

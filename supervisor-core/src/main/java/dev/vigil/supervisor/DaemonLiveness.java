@@ -130,4 +130,9 @@ public record DaemonLiveness(long heartbeatMs, long statusStaleMs) {
   public boolean heartbeatDue(long lastBeatMonoMs, long nowMonoMs) {
     return nowMonoMs - lastBeatMonoMs >= heartbeatMs;
   }
+
+  /** When the next heartbeat is due, the last write at {@code lastBeatMonoMs} (D1): the first time {@link #heartbeatDue} holds. */
+  public long nextBeatMonoMs(long lastBeatMonoMs) {
+    return lastBeatMonoMs + heartbeatMs;
+  }
 }

@@ -48,12 +48,17 @@ final class DatabaseFile {
 
   /**
    * The URL of the read-write database, with an explicit lock timeout; chunks are only appended
-   * ({@code REUSE_SPACE=FALSE}, see {@link Compaction} for why).
+   * ({@code REUSE_SPACE=FALSE}, see {@link Compaction} for why). Each session keeps its last
+   * {@value #QUERY_CACHE_SIZE} parsed statements ({@code QUERY_CACHE_SIZE}, 8 by default, fewer than
+   * the distinct statements of the verbs, so that every verb parsed its SQL again on a pooled session).
    */
   String url(long lockTimeoutMs, boolean appendOnly) {
     return "jdbc:h2:file:" + base + COMMON + ";TRACE_LEVEL_FILE=4" + (appendOnly ? ";REUSE_SPACE=FALSE" : "")
-        + ";LOCK_TIMEOUT=" + lockTimeoutMs;
+        + ";LOCK_TIMEOUT=" + lockTimeoutMs + ";QUERY_CACHE_SIZE=" + QUERY_CACHE_SIZE;
   }
+
+  /** Parsed statements each session keeps for reuse. */
+  static final int QUERY_CACHE_SIZE = 128;
 
   /**
    * A read-only URL that opens only an existing file and writes nothing to it. H2's own log is off

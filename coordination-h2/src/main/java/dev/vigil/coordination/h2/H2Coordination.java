@@ -10,6 +10,7 @@ import dev.vigil.coordination.Denials;
 import dev.vigil.coordination.Event;
 import dev.vigil.coordination.Events;
 import dev.vigil.coordination.Exit;
+import dev.vigil.coordination.ExitAndFinish;
 import dev.vigil.coordination.ExitOwner;
 import dev.vigil.coordination.Finish;
 import dev.vigil.coordination.Lane;
@@ -520,6 +521,109 @@ public final class H2Coordination implements Coordination, AutoCloseable {
       if (lockLane(c, lane.name())) {
         return Claims.NONE;
       }
+      try {
+        return claimBatch(c, lane, owner, nowMs, ttlMs, max);
+      } catch (SQLException e) {
+        if (!Transactions.isDuplicateKey(e)) {
+          throw e;
+        }
+        // a lease row stands in the way of one of them: claim one ticket at a time, passing that one
+        c.rollback();
+        if (lockLane(c, lane.name())) {
+          return Claims.NONE;
+        }
+        return claimOneByOne(c, lane, owner, nowMs, ttlMs, max);
+      }
+    });
+  }
+
+  /**
+   * claimNext in a few statements: the due tickets locked and read at once ({@code FOR UPDATE SKIP
+   * LOCKED}: a ticket another transaction holds is passed, and H2 checks the condition again on the
+   * locked row), moved to LEASED in one batch, their run counts in one query, their runs and leases
+   * inserted in two batches. A duplicate key (a lease row that should not be there) fails the batch;
+   * the caller then rolls back and claims one by one.
+   */
+  private static Claims claimBatch(Connection c, Lane lane, OwnerId owner, long nowMs, long ttlMs, int max)
+      throws SQLException {
+    List<Ticket> due = new ArrayList<>();
+    try (PreparedStatement p = c.prepareStatement("SELECT " + Rows.TICKET_COLUMNS + " FROM tickets WHERE lane = ?"
+        + " AND state = 'READY' AND parked = FALSE AND not_before_ms <= ?"
+        + " ORDER BY priority DESC, created_at_ms, id LIMIT ? FOR UPDATE SKIP LOCKED")) {
+      p.setString(1, lane.name());
+      p.setLong(2, nowMs);
+      p.setInt(3, max);
+      try (ResultSet rs = p.executeQuery()) {
+        while (rs.next()) {
+          due.add(Rows.ticket(rs));
+        }
+      }
+    }
+    if (due.isEmpty()) {
+      return Claims.NONE;
+    }
+    List<Ticket> leased = new ArrayList<>(due.size());
+    try (PreparedStatement p = c.prepareStatement(CLAIM_UPDATE)) {
+      for (Ticket t : due) {
+        p.setLong(1, t.id().seq());
+        p.setLong(2, nowMs);
+        p.addBatch();
+      }
+      int[] n = p.executeBatch();
+      for (int i = 0; i < n.length; i++) {
+        if (n[i] == 1) {
+          leased.add(due.get(i));
+        }
+      }
+    }
+    if (leased.isEmpty()) {
+      return Claims.NONE;
+    }
+    Map<Long, Integer> runsSoFar = new java.util.HashMap<>();
+    try (PreparedStatement p = c.prepareStatement("SELECT ticket_id, COUNT(*) FROM runs WHERE ticket_id = ANY(?)"
+        + " GROUP BY ticket_id")) {
+      p.setObject(1, leased.stream().map(t -> t.id().seq()).toArray(Long[]::new));
+      try (ResultSet rs = p.executeQuery()) {
+        while (rs.next()) {
+          runsSoFar.put(rs.getLong(1), rs.getInt(2));
+        }
+      }
+    }
+    List<Claim.Granted> granted = new ArrayList<>(leased.size());
+    try (PreparedStatement runs = c.prepareStatement("INSERT INTO runs(run_id, ticket_id, number, attempt, state,"
+        + " owner_id, claimed_at_ms, hand_started) VALUES (?, ?, ?, ?, 'CLAIMED', ?, ?, FALSE)");
+        PreparedStatement leases = c.prepareStatement(
+            "INSERT INTO leases(ticket_id, run_id, owner_id, expires_at_ms) VALUES (?, ?, ?, ?)")) {
+      for (Ticket t : leased) {
+        int number = runsSoFar.getOrDefault(t.id().seq(), 0) + 1;
+        RunId runId = new RunId(t.id(), number);
+        Run run = Run.claimed(runId, t.attemptsUsed() + 1, owner, nowMs, false);
+        Lease lease = new Lease(t.id(), runId, owner, nowMs + ttlMs);
+        runs.setString(1, runId.toString());
+        runs.setLong(2, t.id().seq());
+        runs.setInt(3, number);
+        runs.setInt(4, run.attempt());
+        runs.setString(5, owner.value());
+        runs.setLong(6, nowMs);
+        runs.addBatch();
+        leases.setLong(1, t.id().seq());
+        leases.setString(2, runId.toString());
+        leases.setString(3, owner.value());
+        leases.setLong(4, lease.expiresAtMs());
+        leases.addBatch();
+        granted.add(new Claim.Granted(run, lease));
+      }
+      runs.executeBatch();
+      leases.executeBatch(); // H2's batch failure carries the SQLState of the statement that failed
+
+    }
+    return new Claims(granted);
+  }
+
+  /** claimNext one ticket at a time, each under a savepoint: the way around a lease row in the way. */
+  private static Claims claimOneByOne(Connection c, Lane lane, OwnerId owner, long nowMs, long ttlMs, int max)
+      throws SQLException {
+    {
       List<Claim.Granted> granted = new ArrayList<>();
       Set<Long> passed = new LinkedHashSet<>();
       while (granted.size() < max) {
@@ -558,7 +662,7 @@ public final class H2Coordination implements Coordination, AutoCloseable {
         }
       }
       return new Claims(granted);
-    });
+    }
   }
 
   // ---- start and abort (Q3) ----
@@ -711,7 +815,12 @@ public final class H2Coordination implements Coordination, AutoCloseable {
     Objects.requireNonNull(runId, "run");
     Objects.requireNonNull(claimant, "claimant");
     Objects.requireNonNull(exit, "exit");
-    return tx.run("takeExit", d -> false, c -> {
+    return tx.run("takeExit", d -> false, c -> exitIn(c, runId, claimant, exit));
+  }
+
+  /** takeExit's body, in the caller's transaction. */
+  private static Exit exitIn(Connection c, RunId runId, ExitOwner claimant, RunExit exit) throws SQLException {
+    {
       int n;
       try (PreparedStatement p = c.prepareStatement("UPDATE runs SET state = 'EXITED', exit_code = ?,"
           + " exit_signal = ?, exit_at_ms = ?, exit_role = ?, exit_owner_id = ? WHERE run_id = ? AND state = 'RUNNING'")) {
@@ -728,14 +837,37 @@ public final class H2Coordination implements Coordination, AutoCloseable {
       }
       requireZero(n, "exit of " + runId);
       return Denials.takeExit(Rows.run(c, runId)).orElseThrow(raced("exit of " + runId));
-    });
+    }
   }
 
   @Override
   public Settlement finish(Finish f, long nowMs) {
     Objects.requireNonNull(f, "finish");
+    return tx.run("finish", d -> d instanceof Settlement.Settled, c -> finishIn(c, f, nowMs));
+  }
+
+  /**
+   * takeExit then, when the exit was taken, finish, in one transaction: one commit, and no crash
+   * between the two (a finish refused commits the exit alone, as the two verbs called in turn do).
+   */
+  @Override
+  public ExitAndFinish takeExitAndFinish(RunId runId, ExitOwner claimant, RunExit exit, Finish f, long nowMs) {
+    ExitAndFinish.check(runId, claimant, f);
+    Objects.requireNonNull(exit, "exit");
+    return tx.run("takeExitAndFinish", d -> d.settlement().filter(s -> s instanceof Settlement.Settled).isPresent(),
+        c -> {
+          Exit e = exitIn(c, runId, claimant, exit);
+          if (!(e instanceof Exit.Taken)) {
+            return new ExitAndFinish(e, Optional.empty());
+          }
+          return new ExitAndFinish(e, Optional.of(finishIn(c, f, nowMs)));
+        });
+  }
+
+  /** finish's body, in the caller's transaction. */
+  private Settlement finishIn(Connection c, Finish f, long nowMs) throws SQLException {
     RunId runId = f.run();
-    return tx.run("finish", d -> d instanceof Settlement.Settled, c -> {
+    {
       int n = update(c, "UPDATE runs SET state = 'SETTLED', verdict = ?, diagnosis = ? WHERE run_id = ?"
           + " AND state = 'EXITED' AND (? OR (exit_role = ? AND exit_owner_id = ?))"
           + " AND (COALESCE(stop_intent, 'TIMEOUT') <> 'TIMEOUT') = ?", f.verdict().name(), f.diagnosis(),
@@ -766,7 +898,7 @@ public final class H2Coordination implements Coordination, AutoCloseable {
       }
       append(c, Events.ofSettlement(settled, after, nowMs));
       return new Settlement.Settled(settled, after, superseded);
-    });
+    }
   }
 
   @Override

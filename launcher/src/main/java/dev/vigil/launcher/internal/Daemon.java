@@ -42,8 +42,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The shell around the {@link Engine} (DESIGN.md §7): one scheduling thread that boots the engine,
- * calls {@code tick} every {@value #TICK_MS} ms and runs every event that the socket threads and
- * the exit watchers enqueue; the status file written every heartbeat (D1) and deleted on a clean
+ * runs every event that the socket threads and the exit watchers enqueue as it comes, and calls
+ * {@code tick} at the engine's next deadline ({@link Engine#nextDeadlineMonoMs}: at once after an
+ * event that asks for a dispatch, else the next renewal, heartbeat, time limit or due ticket), so an
+ * idle daemon sleeps; the status file written every heartbeat (D1) and deleted on a clean
  * exit; the singleton lock and the foreign-loop check (D2). Stopping leaves every worker running
  * (D4). The loop is stopped by a flag, never by an interrupt (an interrupt inside H2 corrupts it).
  *
@@ -56,8 +58,8 @@ public final class Daemon implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Daemon.class);
   /** The capability of a daemon that takes {@code submit-all} (many submissions in one transaction). */
   public static final String SUBMIT_ALL = "submit_all";
-  /** Period of the engine's tick, ms. */
-  static final long TICK_MS = 100;
+  /** The least pause after a tick that failed, so that a failing store is not retried in a busy loop, ms. */
+  static final long PAUSE_AFTER_FAILURE_MS = Engine.BUSY_STEP_MS;
 
   /** Why a daemon did not start: refused (exit 3) or a bad configuration/home (exit 2). */
   public static final class Refused extends Exception {
@@ -168,13 +170,13 @@ public final class Daemon implements AutoCloseable {
     try {
       booted.get(config.timeouts().ms(dev.vigil.supervisor.TimeoutLattice.Timeout.SUPERVISOR_BOOT), TimeUnit.MILLISECONDS);
     } catch (Exception e) {
-      running = false;
+      stopLoop();
       throw new Refused(1, "the daemon did not boot: " + Wire.oneLine(String.valueOf(e.getCause() != null ? e.getCause().getMessage() : e.getMessage())));
     }
     try {
       server = ProtocolServer.start(home.socket(), SocketWorkerChannel.tokenHashes(directories), new Handler());
     } catch (IOException e) {
-      running = false;
+      stopLoop();
       done.join();
       throw new Refused(3, "refused: cannot listen on " + home.socket() + ": " + e.getMessage());
     }
@@ -239,22 +241,25 @@ public final class Daemon implements AutoCloseable {
       done.complete(null);
       return;
     }
-    long lastTick = 0;
+    long notBefore = 0;
     while (running && !engine.stopped()) {
+      long now = mono();
+      long deadline = Math.max(notBefore, engine.nextDeadlineMonoMs(now, wall()));
+      if (deadline <= now) {
+        if (!safely(() -> engine.tick(now, wall()))) {
+          notBefore = now + PAUSE_AFTER_FAILURE_MS;
+        }
+        continue;
+      }
       Runnable r;
       try {
-        r = queue.poll(20, TimeUnit.MILLISECONDS);
+        r = queue.poll(deadline - now, TimeUnit.MILLISECONDS);
       } catch (InterruptedException e) {
         r = null;
       }
       while (r != null) {
         safely(r);
         r = queue.poll();
-      }
-      long now = mono();
-      if (now - lastTick >= TICK_MS) {
-        lastTick = now;
-        safely(() -> engine.tick(now, wall()));
       }
     }
     closing = true;
@@ -267,12 +272,20 @@ public final class Daemon implements AutoCloseable {
     done.complete(null);
   }
 
-  private static void safely(Runnable r) {
+  private static boolean safely(Runnable r) {
     try {
       r.run();
+      return true;
     } catch (RuntimeException e) {
       LOG.error("event failed", e);
+      return false;
     }
+  }
+
+  /** Stops the scheduling loop: the flag, then an empty event that wakes it from its wait. */
+  private void stopLoop() {
+    running = false;
+    queue.add(() -> { });
   }
 
   private void release() {
@@ -321,7 +334,7 @@ public final class Daemon implements AutoCloseable {
   /** Stops the daemon, leaving every worker running (D4), and waits until it released everything. */
   @Override
   public void close() {
-    running = false;
+    stopLoop();
     done.join();
   }
 

@@ -40,6 +40,8 @@ final class Ctx {
   /** S1: every service's restart budget. */
   final RestartBudget.Policy restartPolicy;
   private final ArrayDeque<EngineEvent.Settled> recentSettlements = new ArrayDeque<>();
+  /** Q11: the occupied slots of every lane, kept in memory. */
+  final Occupancy occupancy;
   /** The wall clock as of the event being handled (for records of decisions made deep in a step). */
   long nowWallMs;
 
@@ -47,6 +49,7 @@ final class Ctx {
     this.config = config;
     this.coordination = ports.coordination();
     this.store = ports.coordination().store();
+    this.occupancy = new Occupancy(store);
     this.processes = ports.processes();
     this.directories = ports.directories();
     this.channel = ports.channel();

@@ -11,9 +11,11 @@ import java.util.Objects;
 
 /**
  * The Vigil daemon as a step engine: no threads, no clock, no I/O of its own (DESIGN.md §7). The
- * shell boots it with {@link #boot}, then calls {@link #tick} every 100-250 ms and delivers events
- * ({@link #onExit}, {@link #onHello}, {@link #onMessage}, {@link #onClientCommand}) as they come,
- * all on one scheduling thread; the engine acts only through its {@link Ports}.
+ * shell boots it with {@link #boot}, delivers events ({@link #onExit}, {@link #onHello},
+ * {@link #onMessage}, {@link #onClientCommand}) as they come and calls {@link #tick} at the latest
+ * by {@link #nextDeadlineMonoMs} (which an event may bring forward to now), all on one scheduling
+ * thread; the engine acts only through its {@link Ports}. A shell may also tick on a fixed period
+ * (the simulation does): a tick before the deadline does only what is due.
  *
  * <p>What it keeps, and where:
  *
@@ -52,6 +54,17 @@ public final class Engine {
   private final Commands commands;
   private long lastMonoMs;
   private long lastReconcileMonoMs;
+  /** Something happened since the last dispatch that may have freed a slot or queued a ticket. */
+  private boolean dispatchWanted = true;
+  /** The earliest not-before (wall ms) of a ticket not yet due in a lane with a free slot, as of the last dispatch. */
+  private long nextDueWallMs = Long.MAX_VALUE;
+
+  /**
+   * The step while something moves on only by being looked at (a handoff waiting for its worker's
+   * identity record, a death to confirm by identity, a stop to escalate, a quiesce round): the
+   * deadline is then at most this far ahead, ms.
+   */
+  public static final long BUSY_STEP_MS = 100;
 
   private Engine(Ctx ctx, long nowMonoMs) {
     this.ctx = ctx;
@@ -111,16 +124,58 @@ public final class Engine {
       boolean reconcile = nowMonoMs - lastReconcileMonoMs >= ctx.ms(Timeout.RECONCILE);
       if (reconcile) {
         lastReconcileMonoMs = nowMonoMs;
+        ctx.occupancy.recount();
         tasks.reconcile(false, nowMonoMs, nowWallMs);
       }
+      boolean busy = busy(nowMonoMs);
       tasks.tick(nowMonoMs, nowWallMs);
       services.tick(reconcile, nowMonoMs, nowWallMs);
       lifecycle.advance(nowMonoMs, nowWallMs);
-      if (lifecycle.dispatches()) {
-        scheduler.dispatch(nowMonoMs, nowWallMs);
+      // a slot freed by this tick (a settlement, a rollback, a recovery) is refilled at once; while
+      // anything is busy every tick dispatches, as a look may have freed a slot
+      boolean freed = ctx.occupancy.takeFreed();
+      if (lifecycle.dispatches() && (dispatchWanted || busy || freed || nowWallMs >= nextDueWallMs)) {
+        dispatchWanted = false;
+        nextDueWallMs = scheduler.dispatch(nowMonoMs, nowWallMs);
       }
     }
     status.publishIfDue(nowMonoMs, nowWallMs, lifecycle.state());
+  }
+
+  /**
+   * When the shell must call {@link #tick} next if no event comes before: the earliest of the next
+   * reconcile pass (lease renewals, C4), the next status publication (D1), a time limit (Q12), a
+   * ticket's not-before time in a lane with a free slot, a service's restart after its backoff;
+   * {@code nowMonoMs} when an event asked for a dispatch (a submit, an exit, any command: dispatch
+   * and a freed slot's refill happen at once); at most {@link #BUSY_STEP_MS} ahead while a run, a
+   * service or the daemon's own shutdown moves on only by being looked at. Reads no clock: the
+   * times are those the caller passes.
+   */
+  public long nextDeadlineMonoMs(long nowMonoMs, long nowWallMs) {
+    long next = status.nextBeatMonoMs();
+    if (lifecycle.stopped()) {
+      return next;
+    }
+    next = Math.min(next, lastReconcileMonoMs + ctx.ms(Timeout.RECONCILE));
+    if (lifecycle.dispatches()) {
+      if (dispatchWanted || ctx.occupancy.freedPending()) {
+        return nowMonoMs;
+      }
+      if (nextDueWallMs != Long.MAX_VALUE) {
+        next = Math.min(next, nowMonoMs + Math.max(0, nextDueWallMs - nowWallMs));
+      }
+    }
+    if (!lifecycle.steady()) {
+      next = Math.min(next, nowMonoMs + BUSY_STEP_MS);
+    }
+    next = Math.min(next, tasks.nextDeadlineMonoMs(nowMonoMs, BUSY_STEP_MS));
+    return Math.min(next, services.nextDeadlineMonoMs(nowMonoMs, BUSY_STEP_MS));
+  }
+
+  /** Whether a run, a service or the daemon's own phase moves on only by being looked at. */
+  private boolean busy(long nowMonoMs) {
+    return !lifecycle.steady() || tasks.nextDeadlineMonoMs(nowMonoMs, BUSY_STEP_MS) <= nowMonoMs + BUSY_STEP_MS
+        || services.nextDeadlineMonoMs(nowMonoMs, BUSY_STEP_MS) <= nowMonoMs + BUSY_STEP_MS;
   }
 
   private void advanceClock(long nowMonoMs, long nowWallMs) {
@@ -145,6 +200,7 @@ public final class Engine {
       services.onExit(exit, nowMonoMs, nowWallMs);
     }
     lifecycle.advance(nowMonoMs, nowWallMs);
+    dispatchWanted = true; // the slot of a settled run is refilled at once
   }
 
   /**
@@ -157,6 +213,7 @@ public final class Engine {
   public ToWorker onHello(WorkerMessage.Hello hello, long nowMonoMs, long nowWallMs) {
     Objects.requireNonNull(hello, "hello");
     advanceClock(nowMonoMs, nowWallMs);
+    dispatchWanted = true; // a hello may recover a run nobody supervised, and settle it
     if (lifecycle.stopped()) {
       return new ToWorker.AdoptDenied("the daemon is shutting down");
     }
@@ -201,6 +258,7 @@ public final class Engine {
     Objects.requireNonNull(command, "command");
     Objects.requireNonNull(replyTo, "replyTo");
     advanceClock(nowMonoMs, nowWallMs);
+    dispatchWanted = true; // a submit, a release, an unpark, a resume...: dispatch at once
     if (command instanceof Command.Shutdown s) {
       lifecycle.shutdown(s.mode(), replyTo, nowMonoMs, nowWallMs);
     } else {

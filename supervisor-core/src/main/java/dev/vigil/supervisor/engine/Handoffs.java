@@ -68,8 +68,15 @@ final class Handoffs {
    * refuses if another daemon adopted the claim meanwhile).
    */
   void abort(RunId run, OwnerId leaseOwner, String why, long nowWallMs) {
-    AbortClaim a = ctx.coordination.abortClaim(run, leaseOwner, why, nowWallMs);
+    AbortClaim a;
+    try {
+      a = ctx.coordination.abortClaim(run, leaseOwner, why, nowWallMs);
+    } catch (RuntimeException e) {
+      ctx.occupancy.recount();
+      throw e;
+    }
     if (a instanceof AbortClaim.Aborted ab) {
+      ctx.occupancy.freed(ab.ticket().lane());
       ctx.record(new EngineEvent.ClaimAborted(run, why, ab.ticket().state()));
     } else if (a instanceof AbortClaim.Denied d) {
       ctx.record(new EngineEvent.VerbDenied(run, "abortClaim", d.reason().toString()));

@@ -56,6 +56,11 @@ final class Lifecycle {
     return !(phase instanceof DaemonPhase.Running || phase instanceof DaemonPhase.Paused);
   }
 
+  /** Whether the daemon's own phase moves on only by an event (running or paused), not by a look at every step. */
+  boolean steady() {
+    return phase instanceof DaemonPhase.Running || phase instanceof DaemonPhase.Paused;
+  }
+
   boolean stopped() {
     return phase instanceof DaemonPhase.Stopped;
   }

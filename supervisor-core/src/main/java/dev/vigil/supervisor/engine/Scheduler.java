@@ -1,12 +1,12 @@
 package dev.vigil.supervisor.engine;
 
 import dev.vigil.coordination.Claim;
+import dev.vigil.coordination.Claims;
 import dev.vigil.coordination.Lane;
 import dev.vigil.coordination.Ticket;
 import dev.vigil.coordination.TicketId;
 import dev.vigil.coordination.TicketQuery;
 import dev.vigil.coordination.TicketState;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 
@@ -24,31 +24,56 @@ final class Scheduler {
     this.tasks = tasks;
   }
 
-  /** Claims due tickets into the free slots of every configured, unparked lane (Q11: slots from live runs). */
-  void dispatch(long nowMonoMs, long nowWallMs) {
+  /**
+   * Claims due tickets into the free slots of every configured, unparked lane (Q11: slots from live
+   * runs). Returns when dispatch must look again though nothing else happens: the earliest not-before
+   * time (wall ms) of a READY, unparked ticket not yet due in a lane that still has a free slot, or
+   * {@link Long#MAX_VALUE} when there is none.
+   */
+  long dispatch(long nowMonoMs, long nowWallMs) {
     if (ctx.config.lanes().isEmpty()) {
-      return;
+      return Long.MAX_VALUE;
     }
     var parked = ctx.store.parkedLanes();
     Map<Lane, Integer> occupied = occupancy();
+    long nextDueWallMs = Long.MAX_VALUE;
     for (EngineConfig.LaneLimit l : ctx.config.lanes()) {
       int free = l.concurrency() - occupied.getOrDefault(l.lane(), 0);
       if (free <= 0 || parked.contains(l.lane())) {
         continue;
       }
-      for (Claim.Granted g : ctx.coordination.claimNext(l.lane(), ctx.me, nowWallMs, ctx.leaseTtlMs(), free).granted()) {
+      Claims claims;
+      try {
+        claims = ctx.coordination.claimNext(l.lane(), ctx.me, nowWallMs, ctx.leaseTtlMs(), free);
+      } catch (RuntimeException e) {
+        ctx.occupancy.recount();
+        throw e;
+      }
+      ctx.occupancy.claimed(l.lane(), claims.size());
+      for (Claim.Granted g : claims.granted()) {
         tasks.launch(g, nowMonoMs, nowWallMs);
       }
+      if (claims.size() < free) {
+        nextDueWallMs = Math.min(nextDueWallMs, firstNotDue(l.lane(), nowWallMs));
+      }
     }
+    return nextDueWallMs;
   }
 
-  /** Live runs per lane: a LEASED ticket has exactly one unsettled run (C1), whoever owns it. */
-  Map<Lane, Integer> occupancy() {
-    Map<Lane, Integer> out = new HashMap<>();
-    for (Ticket t : ctx.store.tickets(TicketQuery.all().inState(TicketState.LEASED))) {
-      out.merge(t.lane(), 1, Integer::sum);
+  /** The earliest not-before time after now of a READY, unparked ticket of {@code lane}, or {@link Long#MAX_VALUE}. */
+  private long firstNotDue(Lane lane, long nowWallMs) {
+    long first = Long.MAX_VALUE;
+    for (Ticket t : ctx.store.tickets(TicketQuery.all().inState(TicketState.READY).inLane(lane))) {
+      if (!t.parked() && t.notBeforeMs() > nowWallMs) {
+        first = Math.min(first, t.notBeforeMs());
+      }
     }
-    return out;
+    return first;
+  }
+
+  /** Live runs per lane: a LEASED ticket has exactly one unsettled run (C1), whoever owns it ({@link Occupancy}). */
+  Map<Lane, Integer> occupancy() {
+    return ctx.occupancy.perLane();
   }
 
   /**
@@ -70,13 +95,20 @@ final class Scheduler {
     if (lane.isEmpty()) {
       return new Reply.Invalid("ticket " + id + " is in lane '" + t.lane() + "', which is not configured");
     }
-    int occupied = occupancy().getOrDefault(t.lane(), 0);
+    int occupied = ctx.occupancy.of(t.lane());
     if (t.claimableAt(nowWallMs) && occupied >= lane.get().concurrency()) {
       return new Reply.Denied("lane " + t.lane() + " is full (" + occupied + " of " + lane.get().concurrency()
           + " running): wait for a slot");
     }
-    Claim c = ctx.coordination.claimByHand(id, ctx.me, nowWallMs, ctx.leaseTtlMs());
+    Claim c;
+    try {
+      c = ctx.coordination.claimByHand(id, ctx.me, nowWallMs, ctx.leaseTtlMs());
+    } catch (RuntimeException e) {
+      ctx.occupancy.recount();
+      throw e;
+    }
     if (c instanceof Claim.Granted g) {
+      ctx.occupancy.claimed(t.lane(), 1);
       tasks.launch(g, nowMonoMs, nowWallMs);
       return new Reply.HandStarted(ctx.store.run(g.run().id()).orElse(g.run()));
     } else if (c instanceof Claim.Denied d) {

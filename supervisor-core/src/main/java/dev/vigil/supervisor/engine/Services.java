@@ -99,6 +99,28 @@ final class Services {
     }
   }
 
+  /**
+   * When {@link #tick} must next look at the services though no event comes: {@code nowMonoMs +
+   * stepMs} while one is launching, being adopted, stopping or has an exit to look at; else the
+   * earliest restart due after a backoff ({@link Long#MAX_VALUE} when none).
+   */
+  long nextDeadlineMonoMs(long nowMonoMs, long stepMs) {
+    long next = Long.MAX_VALUE;
+    for (Svc s : table.all()) {
+      ServicePhase p = s.phase();
+      if (p instanceof ServicePhase.Backoff b) {
+        next = Math.min(next, b.dueMonoMs());
+      } else if (p instanceof ServicePhase.Up) {
+        if (s.exitSeen != null) {
+          return nowMonoMs + stepMs;
+        }
+      } else if (!(p instanceof ServicePhase.Down || p instanceof ServicePhase.GivenUp)) {
+        return nowMonoMs + stepMs;
+      }
+    }
+    return next;
+  }
+
   private void advance(Svc s, boolean reconcile, long nowMonoMs, long nowWallMs) {
     ServicePhase p = s.phase();
     if (p instanceof ServicePhase.Backoff b) {

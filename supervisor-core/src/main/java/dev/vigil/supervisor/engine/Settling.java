@@ -1,6 +1,7 @@
 package dev.vigil.supervisor.engine;
 
 import dev.vigil.coordination.Exit;
+import dev.vigil.coordination.ExitAndFinish;
 import dev.vigil.coordination.ExitOwner;
 import dev.vigil.coordination.Finish;
 import dev.vigil.coordination.Run;
@@ -66,20 +67,40 @@ final class Settling {
     RunExit facts = facts(t.run, reported ? r.exit().at(nowWallMs) : RunExit.unknown(nowWallMs), nowWallMs);
     StopKind stoppedBy = r.stop() == null ? null : r.stop().kind();
     boolean neverToldToGo = r.go() == RunPhase.Go.PENDING;
-    Exit e = ctx.coordination.takeExit(t.run, claimant, facts);
-    // supervision ends here either way: should the settlement not happen (a crash), the run stays
-    // EXITED by this owner and the next reconcile settles it (recovery's SETTLE_OWN_EXIT)
-    if (e instanceof Exit.Taken) {
-      ctx.record(new EngineEvent.ExitTaken(t.run, claimant.role(), facts));
-      settle(t.run, claimant, stoppedBy, neverToldToGo, facts, false, nowWallMs);
-    } else if (e instanceof Exit.Denied d) {
+    Exit e;
+    if (reported) {
+      // the supervisor's own exit: taken and settled in one transaction (a finish refused leaves the
+      // run EXITED by this owner, as below)
+      Finish f = finishOf(t.run, claimant, stoppedBy, neverToldToGo, facts, false, nowWallMs);
+      ExitAndFinish ef;
+      try {
+        ef = ctx.coordination.takeExitAndFinish(t.run, claimant, facts, f, nowWallMs);
+      } catch (RuntimeException x) {
+        ctx.occupancy.recount();
+        throw x;
+      }
+      e = ef.exit();
+      if (e instanceof Exit.Taken) {
+        ctx.record(new EngineEvent.ExitTaken(t.run, claimant.role(), facts));
+        settled(f, ef.settlement().orElseThrow());
+      }
+    } else {
+      e = ctx.coordination.takeExit(t.run, claimant, facts);
+      // supervision ends here either way: should the settlement not happen (a crash), the run stays
+      // EXITED by this owner and the next reconcile settles it (recovery's SETTLE_OWN_EXIT)
+      if (e instanceof Exit.Taken) {
+        ctx.record(new EngineEvent.ExitTaken(t.run, claimant.role(), facts));
+        settle(t.run, claimant, stoppedBy, neverToldToGo, facts, false, nowWallMs);
+      }
+    }
+    if (e instanceof Exit.Denied d) {
       if (d.reason() == Exit.Reason.ALREADY_TAKEN && d.winner().owner().equals(ctx.me)) {
         Run run = ctx.store.run(t.run).orElseThrow();
         settle(t.run, d.winner(), stoppedBy, neverToldToGo, run.exit(), false, nowWallMs);
       } else {
         ctx.record(new EngineEvent.ExitLost(t.run, d.reason() + (d.winner() == null ? "" : " by " + d.winner())));
       }
-    } else {
+    } else if (!(e instanceof Exit.Taken)) {
       throw new AssertionError(e);
     }
     table.transition(t, null);
@@ -107,14 +128,37 @@ final class Settling {
    */
   void settle(RunId run, ExitOwner claimant, StopKind stoppedBy, boolean neverToldToGo, RunExit exit,
               boolean forDeadExitOwner, long nowWallMs) {
+    Finish f = finishOf(run, claimant, stoppedBy, neverToldToGo, exit, forDeadExitOwner, nowWallMs);
+    Settlement s;
+    try {
+      s = ctx.coordination.finish(f, nowWallMs);
+    } catch (RuntimeException e) {
+      ctx.occupancy.recount();
+      throw e;
+    }
+    settled(f, s);
+  }
+
+  /**
+   * The finish {@link Verdicts} gives for what the run's directory holds, what this daemon knows of
+   * its end and what the store holds of its stop intent and time limit (which taking the exit does
+   * not change).
+   */
+  private Finish finishOf(RunId run, ExitOwner claimant, StopKind stoppedBy, boolean neverToldToGo, RunExit exit,
+                          boolean forDeadExitOwner, long nowWallMs) {
     Optional<Run> stored = ctx.store.run(run);
     StopIntent intent = stored.map(Run::stopIntent).orElse(null);
     long timeoutMs = stored.map(Run::start).map(s -> s.timeoutMs()).orElse(0L);
     Verdicts.Judgement j = Verdicts.judge(new Verdicts.Ending(outcome(run), exit, stoppedBy, neverToldToGo, intent,
         timeoutMs), nowWallMs);
-    Finish f = new Finish(run, claimant, j.verdict(), j.diagnosis(), j.stallUntilWallMs(), forDeadExitOwner);
-    Settlement s = ctx.coordination.finish(f, nowWallMs);
+    return new Finish(run, claimant, j.verdict(), j.diagnosis(), j.stallUntilWallMs(), forDeadExitOwner);
+  }
+
+  /** Records the store's decision on {@code f}. */
+  private void settled(Finish f, Settlement s) {
+    RunId run = f.run();
     if (s instanceof Settlement.Settled ok) {
+      ctx.occupancy.freed(ok.ticket().lane());
       ctx.record(new EngineEvent.Settled(run, f.verdict(), f.diagnosis(), ok.ticket().state(),
           ok.run().exit() == null || (ok.run().exit().exitCode() == null && ok.run().exit().signal() == null) ? null
               : ok.run().exit()));

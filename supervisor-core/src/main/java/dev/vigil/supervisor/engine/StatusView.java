@@ -42,6 +42,11 @@ final class StatusView {
     }
   }
 
+  /** When the next publication is due (D1). */
+  long nextBeatMonoMs() {
+    return liveness.nextBeatMonoMs(lastBeatMonoMs);
+  }
+
   void publish(long nowMonoMs, long nowWallMs, Status.State state) {
     lastBeatMonoMs = nowMonoMs;
     ctx.statusBoard().publish(status(nowMonoMs, nowWallMs, state));

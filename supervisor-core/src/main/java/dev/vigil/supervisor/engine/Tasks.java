@@ -109,6 +109,27 @@ final class Tasks {
   }
 
   /**
+   * When {@link #tick} must next look at the runs though no event comes: {@code nowMonoMs + stepMs}
+   * while a run is between two states that only a look moves on (a handoff, a rollback, an exit or
+   * a death to settle, a stop, a go to send); else the earliest time limit of a running run
+   * ({@link Long#MAX_VALUE} when none has one).
+   */
+  long nextDeadlineMonoMs(long nowMonoMs, long stepMs) {
+    long next = Long.MAX_VALUE;
+    for (TaskTable.Tracked t : table.all()) {
+      if (!(t.phase() instanceof RunPhase.Running r) || r.exit() != null || r.exitExpected() || r.stop() != null
+          || r.intent() != null || r.deadSinceMonoMs() >= 0 || r.go() == RunPhase.Go.PENDING
+          || r.limit().check(nowMonoMs) instanceof TimeLimit.Check.Expired) {
+        return nowMonoMs + stepMs;
+      }
+      if (r.limit().check(nowMonoMs) instanceof TimeLimit.Check.Within w) {
+        next = Math.min(next, w.untilMonoMs());
+      }
+    }
+    return next;
+  }
+
+  /**
    * Q12: a run whose time is up is stopped: the intent is recorded first (durable: a daemon that dies
    * in the middle of the stop is followed by one that settles it the same way), then TERM, then KILL
    * after the grace. Whether the run is dead is still decided by identity and reservation only.
