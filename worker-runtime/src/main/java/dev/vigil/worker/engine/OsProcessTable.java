@@ -17,6 +17,7 @@ import dev.vigil.worker.process.GroupSignal;
 import dev.vigil.worker.process.LaunchSpec;
 import dev.vigil.worker.process.LaunchedWorker;
 import dev.vigil.worker.process.Processes;
+import dev.vigil.worker.process.StartArchive;
 import dev.vigil.worker.protocol.RunToken;
 import dev.vigil.worker.rundir.RunDirectory;
 import java.io.File;
@@ -44,6 +45,10 @@ import org.slf4j.LoggerFactory;
  * directory and environment recorded with a task's ticket go in its environment too
  * ({@link RunSettings#ENV}), never into a file or its command line.
  *
+ * <p>Worker hosts start with a class archive of their own ({@link StartArchive}, under
+ * {@code <home>/cds}, one per JDK, jar files and type classpath): the first host launched writes it
+ * at its exit, the later ones map it, and a missing, damaged or mismatched one means a start without.
+ *
  * <p>Threading: {@link #launch} waits only until the new process leads its group (milliseconds);
  * every other method is a {@code /proc} read or a {@code kill}. Exits of launched workers are
  * reported on a process-reaper thread, to the consumer given at construction.
@@ -55,6 +60,7 @@ public final class OsProcessTable implements ProcessTable {
   private final String runtimeClasspath;
   private final Map<TimeoutLattice.Timeout, Long> hostTimeouts;
   private final Consumer<ProcessExit> exits;
+  private final StartArchive archive;
 
   /**
    * @param home      Vigil's home: run directories under {@code <home>/runs}, the socket {@code <home>/vigil.sock}
@@ -67,6 +73,7 @@ public final class OsProcessTable implements ProcessTable {
     this.home = Objects.requireNonNull(home, "home");
     this.runtimeClasspath = Objects.requireNonNull(runtimeClasspath, "runtimeClasspath");
     this.exits = Objects.requireNonNull(exits, "exits");
+    this.archive = new StartArchive(home.resolve("cds"), "host", StartArchive.currentJava());
     Map<TimeoutLattice.Timeout, Long> changed = new EnumMap<>(TimeoutLattice.Timeout.class);
     for (TimeoutLattice.Timeout t : TimeoutLattice.Timeout.values()) {
       if (timeouts.ms(t) != t.defaultMs()) {
@@ -74,6 +81,12 @@ public final class OsProcessTable implements ProcessTable {
       }
     }
     this.hostTimeouts = Map.copyOf(changed);
+  }
+
+  private void abandon(StartArchive.Plan plan) {
+    if (plan instanceof StartArchive.Plan.Create c) {
+      archive.abandoned(c);
+    }
   }
 
   @Override
@@ -103,19 +116,31 @@ public final class OsProcessTable implements ProcessTable {
     if (!settings.none()) {
       env.put(RunSettings.ENV, settings.encode());
     }
-    List<String> command = args.command(Path.of(System.getProperty("java.home"), "bin", "java"),
-        WorkerArgs.FAST_START_FLAGS, classpathOf(r.type()));
+    String classpath = WorkerArgs.absoluteClasspath(classpathOf(r.type()));
+    StartArchive.Plan plan = archive.plan(WorkerArgs.FAST_START_FLAGS, classpath, System.nanoTime() / 1_000_000);
+    List<String> flags = new ArrayList<>(WorkerArgs.FAST_START_FLAGS);
+    flags.addAll(plan.flags());
+    List<String> command = args.command(StartArchive.currentJava(), flags, classpath);
     LaunchedWorker w;
     try {
       w = Processes.launch(new LaunchSpec(command, env, dir.path(), dir.stdoutLog(), dir.stderrLog()));
     } catch (IOException | RuntimeException e) {
+      abandon(plan);
       return new Launch.Failed("cannot launch the worker of " + key + ": " + e.getMessage());
     }
     if (w.identity().isEmpty()) {
+      abandon(plan);
       return new Launch.Failed("the worker of " + key + " (pid " + w.pid() + ") ended at once; see " + dir.stderrLog());
     }
     ProcessIdentity id = w.identity().get();
     w.onExit().thenAccept(exit -> exits.accept(exitOf(id, exit)));
+    if (plan instanceof StartArchive.Plan.Create c) {
+      w.onExit().thenRunAsync(() -> {
+        if (archive.created(c)) {
+          LOG.info("worker hosts now start with the class archive {}", c.archive());
+        }
+      });
+    }
     LOG.info("launched {} as pid {}", key, id.pid());
     return new Launch.Started(id, RunToken.hash(token));
   }

@@ -152,16 +152,21 @@ public record WorkerArgs(Path home, String run, Optional<TicketId> ticket, Optio
     c.add(java.toString());
     c.addAll(jvmFlags);
     c.add("-cp");
+    c.add(absoluteClasspath(classpath));
+    c.add(MAIN_CLASS);
+    c.addAll(toArgv());
+    return c;
+  }
+
+  /** {@code classpath} with every entry made absolute and empty entries dropped, as {@link #command} passes it. */
+  public static String absoluteClasspath(String classpath) {
     List<String> entries = new ArrayList<>();
     for (String e : classpath.split(File.pathSeparator)) {
       if (!e.isEmpty()) {
         entries.add(Path.of(e).toAbsolutePath().toString());
       }
     }
-    c.add(String.join(File.pathSeparator, entries));
-    c.add(MAIN_CLASS);
-    c.addAll(toArgv());
-    return c;
+    return String.join(File.pathSeparator, entries);
   }
 
   /**
