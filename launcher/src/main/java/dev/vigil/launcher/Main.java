@@ -2,6 +2,7 @@ package dev.vigil.launcher;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.vigil.launcher.internal.BuildInfo;
 import dev.vigil.launcher.internal.Client;
@@ -125,8 +126,9 @@ public final class Main implements Runnable {
     return Home.resolve(root.homeOption, System.getenv(), System.getProperty("user.home"));
   }
 
+  /** A command's arguments; a plain node, so that a short call never builds Jackson's ObjectMapper (Wire.JSON). */
   static ObjectNode args() {
-    return Wire.JSON.createObjectNode();
+    return JsonNodeFactory.instance.objectNode();
   }
 
   static long duration(String option, String text) {
@@ -146,7 +148,7 @@ public final class Main implements Runnable {
   /** A whole list ({@code list} or {@code runs}), read page by page. */
   static ArrayNode list(Home home, String op, ObjectNode args, String field) {
     try (Client c = connect(home, false)) {
-      ArrayNode out = Wire.JSON.createArrayNode();
+      ArrayNode out = JsonNodeFactory.instance.arrayNode();
       Pages.all(c, op, args, field).forEach(out::add);
       return out;
     }
@@ -155,6 +157,24 @@ public final class Main implements Runnable {
   /** A connection to the daemon of {@code home}, waiting for one that is starting as {@code --wait-daemon} says. */
   static Client connect(Home home, boolean interactive) {
     return Client.connect(home, interactive, waitDaemonMs());
+  }
+
+  /**
+   * An object of counts as compact JSON ({@code {"READY":2,...}}), as {@code JsonNode.toString()}
+   * writes it but without building Jackson's ObjectMapper, which a short call would pay for.
+   */
+  static String compactCounts(JsonNode counts) {
+    if (!counts.isObject()) {
+      return counts.toString();
+    }
+    StringBuilder b = new StringBuilder("{");
+    counts.fields().forEachRemaining(e -> {
+      if (!e.getValue().isIntegralNumber() || !e.getKey().matches("[A-Za-z_]+")) {
+        throw new IllegalStateException("not a count: " + e.getKey());
+      }
+      b.append(b.length() > 1 ? "," : "").append('"').append(e.getKey()).append("\":").append(e.getValue().asLong());
+    });
+    return b.append('}').toString();
   }
 
   static String pretty(JsonNode n) {
@@ -440,7 +460,7 @@ public final class Main implements Runnable {
       for (JsonNode v : s.path("services")) {
         out().println("service " + v.path("name").asText() + " " + v.path("state").asText());
       }
-      out().println("tickets " + s.path("tickets"));
+      out().println("tickets " + compactCounts(s.path("tickets")));
       return 0;
     }
   }
