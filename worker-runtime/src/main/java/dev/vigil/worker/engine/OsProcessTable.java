@@ -12,6 +12,7 @@ import dev.vigil.supervisor.engine.port.ProcessTable;
 import dev.vigil.supervisor.engine.port.Signal;
 import dev.vigil.worker.host.RunSettings;
 import dev.vigil.worker.host.WorkerArgs;
+import dev.vigil.worker.host.WorkerMain;
 import dev.vigil.worker.internal.Json;
 import dev.vigil.worker.process.GroupSignal;
 import dev.vigil.worker.process.LaunchSpec;
@@ -23,6 +24,7 @@ import dev.vigil.worker.rundir.RunDirectory;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -46,8 +48,9 @@ import org.slf4j.LoggerFactory;
  * ({@link RunSettings#ENV}), never into a file or its command line.
  *
  * <p>Worker hosts start with a class archive of their own ({@link StartArchive}, under
- * {@code <home>/cds}, one per JDK, jar files and type classpath): the first host launched writes it
- * at its exit, the later ones map it, and a missing, damaged or mismatched one means a start without.
+ * {@code <home>/cds}, one per JDK, jar files and type classpath): the first launch without one starts
+ * a JVM that plays a host start and writes it at its exit (about a second, beside the hosts, which
+ * start without meanwhile); later hosts map it, and a damaged or mismatched one means a start without.
  *
  * <p>Threading: {@link #launch} waits only until the new process leads its group (milliseconds);
  * every other method is a {@code /proc} read or a {@code kill}. Exits of launched workers are
@@ -83,9 +86,60 @@ public final class OsProcessTable implements ProcessTable {
     this.hostTimeouts = Map.copyOf(changed);
   }
 
-  private void abandon(StartArchive.Plan plan) {
-    if (plan instanceof StartArchive.Plan.Create c) {
+  /**
+   * Starts writing the class archive of hosts with Vigil's own classpath (the built-in command type
+   * and types without entries of their own) now, in the background, unless it exists: a daemon calls
+   * this once it serves, so that the first burst of launches already maps it. Never blocks on the JVM.
+   */
+  public void prepareArchive() {
+    String classpath = WorkerArgs.absoluteClasspath(runtimeClasspath);
+    if (archive.plan(WorkerArgs.FAST_START_FLAGS, classpath, System.nanoTime() / 1_000_000)
+        instanceof StartArchive.Plan.Create c) {
+      train(c, classpath);
+    }
+  }
+
+  /**
+   * Writes the hosts' class archive in the background: a JVM with the hosts' flags and classpath
+   * plays one host start ({@link WorkerMain#TRAIN_ARCHIVE}, in a private temporary directory, no
+   * run of this home) and writes the archive at its exit; the hosts launched meanwhile start without.
+   */
+  private void train(StartArchive.Plan.Create c, String classpath) {
+    Path dir;
+    Process p;
+    try {
+      dir = Files.createTempDirectory("vigil-cds-");
+      List<String> cmd = new ArrayList<>();
+      cmd.add(StartArchive.currentJava().toString());
+      cmd.addAll(WorkerArgs.FAST_START_FLAGS);
+      cmd.addAll(c.flags());
+      cmd.addAll(List.of("-cp", classpath, WorkerArgs.MAIN_CLASS, WorkerMain.TRAIN_ARCHIVE, dir.toString()));
+      ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true)
+          .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+      pb.environment().clear();
+      pb.environment().putAll(LaunchSpec.baseEnvironment());
+      p = pb.start();
+    } catch (IOException | RuntimeException e) {
       archive.abandoned(c);
+      LOG.warn("cannot write the worker hosts' class archive: {}", e.toString());
+      return;
+    }
+    p.onExit().thenRunAsync(() -> {
+      if (archive.created(c)) {
+        LOG.info("worker hosts now start with the class archive {}", c.archive());
+      } else {
+        LOG.warn("the worker hosts' class archive could not be written (training exit {}); hosts start without it",
+            p.exitValue());
+      }
+      deleteTree(dir);
+    });
+  }
+
+  private static void deleteTree(Path dir) {
+    try (java.util.stream.Stream<Path> s = Files.walk(dir)) {
+      s.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+    } catch (IOException | RuntimeException e) {
+      LOG.debug("cannot delete {}: {}", dir, e.toString());
     }
   }
 
@@ -118,6 +172,10 @@ public final class OsProcessTable implements ProcessTable {
     }
     String classpath = WorkerArgs.absoluteClasspath(classpathOf(r.type()));
     StartArchive.Plan plan = archive.plan(WorkerArgs.FAST_START_FLAGS, classpath, System.nanoTime() / 1_000_000);
+    if (plan instanceof StartArchive.Plan.Create c) {
+      train(c, classpath);
+      plan = new StartArchive.Plan.Without("the archive is being written");
+    }
     List<String> flags = new ArrayList<>(WorkerArgs.FAST_START_FLAGS);
     flags.addAll(plan.flags());
     List<String> command = args.command(StartArchive.currentJava(), flags, classpath);
@@ -125,22 +183,13 @@ public final class OsProcessTable implements ProcessTable {
     try {
       w = Processes.launch(new LaunchSpec(command, env, dir.path(), dir.stdoutLog(), dir.stderrLog()));
     } catch (IOException | RuntimeException e) {
-      abandon(plan);
       return new Launch.Failed("cannot launch the worker of " + key + ": " + e.getMessage());
     }
     if (w.identity().isEmpty()) {
-      abandon(plan);
       return new Launch.Failed("the worker of " + key + " (pid " + w.pid() + ") ended at once; see " + dir.stderrLog());
     }
     ProcessIdentity id = w.identity().get();
     w.onExit().thenAccept(exit -> exits.accept(exitOf(id, exit)));
-    if (plan instanceof StartArchive.Plan.Create c) {
-      w.onExit().thenRunAsync(() -> {
-        if (archive.created(c)) {
-          LOG.info("worker hosts now start with the class archive {}", c.archive());
-        }
-      });
-    }
     LOG.info("launched {} as pid {}", key, id.pid());
     return new Launch.Started(id, RunToken.hash(token));
   }

@@ -90,6 +90,26 @@ class StartArchiveTest {
   }
 
   @Test
+  void aTrainingRun_writesTheArchive_thatHostsThenMap() throws Exception {
+    StartArchive.Plan.Create create = assertInstanceOf(StartArchive.Plan.Create.class, plan());
+    Path dir = Files.createDirectory(tmp.resolve("training"));
+    List<String> cmd = new ArrayList<>(List.of(Workers.java().toString()));
+    cmd.addAll(WorkerArgs.FAST_START_FLAGS);
+    cmd.addAll(create.flags());
+    cmd.addAll(List.of("-cp", classpath, WorkerArgs.MAIN_CLASS, dev.vigil.worker.host.WorkerMain.TRAIN_ARCHIVE,
+        dir.toString()));
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(tmp.resolve("training.log").toFile())
+        .start();
+    assertTrue(p.waitFor(Poll.PATIENCE_MS, TimeUnit.MILLISECONDS), "the training exits");
+    assertEquals(0, p.exitValue(), "the training's host ran its command: " + Files.readString(tmp.resolve("training.log")));
+    assertTrue(archive.created(create), "the training wrote a sound archive");
+    StartArchive.Plan.Use use = assertInstanceOf(StartArchive.Plan.Use.class, plan());
+    Host h = host(use);
+    assertEquals(0, h.exit(), h.stderr());
+    assertNoArchiveWords(h);
+  }
+
+  @Test
   void aTruncatedArchive_isDeletedAndMadeAgain_neverMapped() throws Exception {
     Path made = makeArchive();
     byte[] whole = Files.readAllBytes(made);
