@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -21,7 +22,8 @@ import java.util.Set;
  */
 public final class DaemonCosts {
   public record Rep(double idleCorePercent, List<VigilHome.Cli> status, List<VigilHome.Cli> submit,
-      List<Long> singleClaimToStart, List<Long> burstClaimToStart, List<Long> singleSubmitToSettled) {}
+      List<Long> singleClaimToStart, List<Long> burstClaimToStart, List<Long> singleSubmitToSettled,
+      List<VigilHome.Cli> statusWithoutArchive) {}
 
   public record Result(List<Rep> reps, int burst) {}
 
@@ -56,8 +58,12 @@ public final class DaemonCosts {
 
         List<VigilHome.Cli> status = new ArrayList<>();
         List<VigilHome.Cli> submit = new ArrayList<>();
+        List<VigilHome.Cli> statusWithout = new ArrayList<>();
         for (int c = 0; c < calls; c++) {
           status.add(checked(home.cli("status")));
+          if (VigilHome.script().isPresent()) {
+            statusWithout.add(checked(home.cli(Map.of("VIGIL_CDS", "off"), "status")));
+          }
           submit.add(checked(home.cli("submit", "--", "true")));
         }
         home.awaitSettled(calls, 120_000);
@@ -77,7 +83,7 @@ public final class DaemonCosts {
         System.err.printf("daemon rep %d: idle %.2f%% of a core; status %.0f ms; claim→start %s single, %s burst%n",
             i + 1, idle, status.get(0).wallMs(), single, burstLat);
         home.down(pid);
-        reps.add(new Rep(idle, status, submit, single, burstLat, settle));
+        reps.add(new Rep(idle, status, submit, single, burstLat, settle, statusWithout));
       }
     }
     return new Result(reps, burst);
@@ -123,6 +129,14 @@ public final class DaemonCosts {
       t.row("`vigil " + which + "` CPU s (user+system)", Stats.median(calls.stream().map(VigilHome.Cli::cpuS).toList()));
       t.row("`vigil " + which + "` peak RSS MB", Stats.median(calls.stream().map(c -> c.maxRssKb() / 1024.0).toList()));
     }
+    List<VigilHome.Cli> without = new ArrayList<>();
+    reps.forEach(x -> without.addAll(x.statusWithoutArchive()));
+    if (!without.isEmpty()) {
+      t.row("`vigil status` without the CLI's class archive (VIGIL_CDS=off) wall s",
+          Stats.median(without.stream().map(c -> c.wallMs() / 1e3).toList()));
+      t.row("`vigil status` without the CLI's class archive CPU s (user+system)",
+          Stats.median(without.stream().map(VigilHome.Cli::cpuS).toList()));
+    }
     List<Long> single = new ArrayList<>();
     List<Long> burst = new ArrayList<>();
     reps.forEach(x -> {
@@ -136,8 +150,12 @@ public final class DaemonCosts {
         Stats.fmt(Stats.median(settle)) + " (" + Stats.fmt(Stats.max(settle)) + ")");
     t.row("claim→start with " + r.burst() + " at once, ms (p50, max)",
         Stats.fmt(Stats.median(burst)) + " (" + Stats.fmt(Stats.max(burst)) + ")");
-    t.note("CLI calls run as ./vigil does (java -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xshare:auto -jar vigil.jar);"
-        + " CPU and peak RSS from /usr/bin/time (-1: not installed).");
+    t.note((VigilHome.script().isPresent()
+        ? "CLI calls run through the ./vigil script (java -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xshare:auto with the"
+            + " CLI's class archive, written by the first call, `vigil up`)"
+        : "CLI calls run as java -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xshare:auto -jar vigil.jar (no ./vigil script"
+            + " beside the jar)")
+        + "; CPU and peak RSS from /usr/bin/time (-1: not installed).");
     return List.of(t);
   }
 }

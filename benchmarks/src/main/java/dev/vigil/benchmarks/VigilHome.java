@@ -14,6 +14,8 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
@@ -51,6 +53,21 @@ public final class VigilHome implements AutoCloseable {
       }
     }
     throw new IllegalStateException("launcher/target/vigil.jar not found; build it with mvn -B -q -DskipTests package");
+  }
+
+  /**
+   * The {@code vigil} script beside {@code launcher/} when it runs this jar (it adds the CLI's class
+   * archive to {@link #CLI_FLAGS}), so that CLI calls run as a user runs them; else none, and the
+   * drivers run {@code java <CLI_FLAGS> -jar}.
+   */
+  public static Optional<Path> script() {
+    Path j = jar();
+    Path root = j.getParent() == null || j.getParent().getParent() == null ? null : j.getParent().getParent().getParent();
+    if (root == null || !j.equals(root.resolve("launcher").resolve("target").resolve("vigil.jar"))) {
+      return Optional.empty();
+    }
+    Path s = root.resolve("vigil");
+    return Files.isRegularFile(s) ? Optional.of(s) : Optional.empty();
   }
 
   public static Path java() {
@@ -99,22 +116,39 @@ public final class VigilHome implements AutoCloseable {
    */
   public record Cli(int code, String out, String err, double wallMs, long maxRssKb, double cpuS) {}
 
-  /** Runs {@code java <CLI flags> -jar vigil.jar --home DIR args...} and waits for it. */
+  /**
+   * Runs {@code vigil --home DIR args...} through the {@link #script} (with {@code JAVA_HOME} this
+   * JVM's), else {@code java <CLI flags> -jar vigil.jar --home DIR args...}, and waits for it.
+   */
   public Cli cli(String... args) throws Exception {
+    return cli(Map.of(), args);
+  }
+
+  /** {@link #cli(String...)} with {@code env} added to the call's environment. */
+  public Cli cli(Map<String, String> env, String... args) throws Exception {
     boolean timed = Files.isExecutable(Path.of("/usr/bin/time"));
     List<String> cmd = new ArrayList<>();
     Path timeOut = Files.createTempFile(dir.getParent(), "time", ".txt");
     if (timed) {
       cmd.addAll(List.of("/usr/bin/time", "-o", timeOut.toString(), "-f", "%M %U %S"));
     }
-    cmd.add(java().toString());
-    cmd.addAll(CLI_FLAGS);
-    cmd.addAll(List.of("-jar", jar().toString(), "--home", dir.toString()));
+    Optional<Path> script = script();
+    if (script.isPresent()) {
+      cmd.addAll(List.of("/bin/sh", script.get().toString()));
+    } else {
+      cmd.add(java().toString());
+      cmd.addAll(CLI_FLAGS);
+      cmd.addAll(List.of("-jar", jar().toString()));
+    }
+    cmd.addAll(List.of("--home", dir.toString()));
     cmd.addAll(List.of(args));
     Path err = Files.createTempFile(dir.getParent(), "err", ".txt");
     long t0 = System.nanoTime();
-    Process p = new ProcessBuilder(cmd).redirectError(err.toFile())
-        .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(err.toFile())
+        .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+    pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
+    pb.environment().putAll(env);
+    Process p = pb.start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
     if (!p.waitFor(180, TimeUnit.SECONDS)) {
       p.destroyForcibly();

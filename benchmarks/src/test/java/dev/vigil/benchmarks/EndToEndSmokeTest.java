@@ -57,7 +57,11 @@ class EndToEndSmokeTest {
     Options o = Options.smoke(tmp);
     HostStartup.Result r = HostStartup.measure(o);
     assertEquals(1, r.wallMs().size());
-    assertTrue(r.cpuS().get(0) > 0 && r.bareCpuS().get(0) > 0, "CPU of host and bare JVM: " + r);
+    assertEquals(1, r.archivedWallMs().size());
+    assertTrue(r.cpuS().get(0) > 0 && r.archivedCpuS().get(0) > 0 && r.bareCpuS().get(0) > 0,
+        "CPU of host, host with its archive and bare JVM: " + r);
+    assertTrue(r.archiveMb() > 0 && r.archivedClassesBySource().getOrDefault("host archive", 0) > 100,
+        "the archived host maps its classes from the archive: " + r);
     assertTrue(r.classes() > 100 && r.classesByPackage().containsKey("dev.vigil.worker.host"), "classes: " + r);
     assertFalse(HostStartup.report(r, o).get(0).rows().isEmpty());
   }

@@ -2,6 +2,7 @@ package dev.vigil.launcher;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.vigil.launcher.internal.BuildInfo;
 import dev.vigil.launcher.internal.Client;
@@ -154,8 +155,9 @@ public final class Main implements Runnable {
     return Home.resolve(root.homeOption, System.getenv(), System.getProperty("user.home"));
   }
 
+  /** A command's arguments; a plain node, so that a short call never builds Jackson's ObjectMapper (Wire.JSON). */
   static ObjectNode args() {
-    return Wire.JSON.createObjectNode();
+    return JsonNodeFactory.instance.objectNode();
   }
 
   static long duration(String option, String text) {
@@ -175,7 +177,7 @@ public final class Main implements Runnable {
   /** A whole list ({@code list} or {@code runs}), read page by page. */
   static ArrayNode list(Home home, String op, ObjectNode args, String field) {
     try (Client c = connect(home, false)) {
-      ArrayNode out = Wire.JSON.createArrayNode();
+      ArrayNode out = JsonNodeFactory.instance.arrayNode();
       Pages.all(c, op, args, field).forEach(out::add);
       return out;
     }

@@ -181,6 +181,7 @@ public final class Daemon implements AutoCloseable {
       throw new Refused(3, "refused: cannot listen on " + home.socket() + ": " + e.getMessage());
     }
     LOG.info("vigil {} (build {}) serves {} as pid {}", BuildInfo.VERSION, BuildInfo.BUILD, home.dir(), self.pid());
+    processes.prepareArchive(); // after recovery and the socket: the archive's JVM never delays either
   }
 
   /**

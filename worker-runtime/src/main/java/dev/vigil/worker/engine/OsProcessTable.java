@@ -12,16 +12,19 @@ import dev.vigil.supervisor.engine.port.ProcessTable;
 import dev.vigil.supervisor.engine.port.Signal;
 import dev.vigil.worker.host.RunSettings;
 import dev.vigil.worker.host.WorkerArgs;
+import dev.vigil.worker.host.WorkerMain;
 import dev.vigil.worker.internal.Json;
 import dev.vigil.worker.process.GroupSignal;
 import dev.vigil.worker.process.LaunchSpec;
 import dev.vigil.worker.process.LaunchedWorker;
 import dev.vigil.worker.process.Processes;
+import dev.vigil.worker.process.StartArchive;
 import dev.vigil.worker.protocol.RunToken;
 import dev.vigil.worker.rundir.RunDirectory;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -44,6 +47,11 @@ import org.slf4j.LoggerFactory;
  * directory and environment recorded with a task's ticket go in its environment too
  * ({@link RunSettings#ENV}), never into a file or its command line.
  *
+ * <p>Worker hosts start with a class archive of their own ({@link StartArchive}, under
+ * {@code <home>/cds}, one per JDK, jar files and type classpath): the first launch without one starts
+ * a JVM that plays a host start and writes it at its exit (about a second, beside the hosts, which
+ * start without meanwhile); later hosts map it, and a damaged or mismatched one means a start without.
+ *
  * <p>Threading: {@link #launch} waits only until the new process leads its group (milliseconds);
  * every other method is a {@code /proc} read or a {@code kill}. Exits of launched workers are
  * reported on a process-reaper thread, to the consumer given at construction.
@@ -55,6 +63,7 @@ public final class OsProcessTable implements ProcessTable {
   private final String runtimeClasspath;
   private final Map<TimeoutLattice.Timeout, Long> hostTimeouts;
   private final Consumer<ProcessExit> exits;
+  private final StartArchive archive;
 
   /**
    * @param home      Vigil's home: run directories under {@code <home>/runs}, the socket {@code <home>/vigil.sock}
@@ -67,6 +76,7 @@ public final class OsProcessTable implements ProcessTable {
     this.home = Objects.requireNonNull(home, "home");
     this.runtimeClasspath = Objects.requireNonNull(runtimeClasspath, "runtimeClasspath");
     this.exits = Objects.requireNonNull(exits, "exits");
+    this.archive = new StartArchive(home.resolve("cds"), "host", StartArchive.currentJava());
     Map<TimeoutLattice.Timeout, Long> changed = new EnumMap<>(TimeoutLattice.Timeout.class);
     for (TimeoutLattice.Timeout t : TimeoutLattice.Timeout.values()) {
       if (timeouts.ms(t) != t.defaultMs()) {
@@ -74,6 +84,63 @@ public final class OsProcessTable implements ProcessTable {
       }
     }
     this.hostTimeouts = Map.copyOf(changed);
+  }
+
+  /**
+   * Starts writing the class archive of hosts with Vigil's own classpath (the built-in command type
+   * and types without entries of their own) now, in the background, unless it exists: a daemon calls
+   * this once it serves, so that the first burst of launches already maps it. Never blocks on the JVM.
+   */
+  public void prepareArchive() {
+    String classpath = WorkerArgs.absoluteClasspath(runtimeClasspath);
+    if (archive.plan(WorkerArgs.FAST_START_FLAGS, classpath, System.nanoTime() / 1_000_000)
+        instanceof StartArchive.Plan.Create c) {
+      train(c, classpath);
+    }
+  }
+
+  /**
+   * Writes the hosts' class archive in the background: a JVM with the hosts' flags and classpath
+   * plays one host start ({@link WorkerMain#TRAIN_ARCHIVE}, in a private temporary directory, no
+   * run of this home) and writes the archive at its exit; the hosts launched meanwhile start without.
+   */
+  private void train(StartArchive.Plan.Create c, String classpath) {
+    Path dir;
+    Process p;
+    try {
+      dir = Files.createTempDirectory("vigil-cds-");
+      List<String> cmd = new ArrayList<>();
+      cmd.add(StartArchive.currentJava().toString());
+      cmd.addAll(WorkerArgs.FAST_START_FLAGS);
+      cmd.addAll(c.flags());
+      cmd.addAll(List.of("-cp", classpath, WorkerArgs.MAIN_CLASS, WorkerMain.TRAIN_ARCHIVE, dir.toString()));
+      ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true)
+          .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+      pb.environment().clear();
+      pb.environment().putAll(LaunchSpec.baseEnvironment());
+      p = pb.start();
+    } catch (IOException | RuntimeException e) {
+      archive.abandoned(c);
+      LOG.warn("cannot write the worker hosts' class archive: {}", e.toString());
+      return;
+    }
+    p.onExit().thenRunAsync(() -> {
+      if (archive.created(c)) {
+        LOG.info("worker hosts now start with the class archive {}", c.archive());
+      } else {
+        LOG.warn("the worker hosts' class archive could not be written (training exit {}); hosts start without it",
+            p.exitValue());
+      }
+      deleteTree(dir);
+    });
+  }
+
+  private static void deleteTree(Path dir) {
+    try (java.util.stream.Stream<Path> s = Files.walk(dir)) {
+      s.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+    } catch (IOException | RuntimeException e) {
+      LOG.debug("cannot delete {}: {}", dir, e.toString());
+    }
   }
 
   @Override
@@ -103,8 +170,15 @@ public final class OsProcessTable implements ProcessTable {
     if (!settings.none()) {
       env.put(RunSettings.ENV, settings.encode());
     }
-    List<String> command = args.command(Path.of(System.getProperty("java.home"), "bin", "java"),
-        WorkerArgs.FAST_START_FLAGS, classpathOf(r.type()));
+    String classpath = WorkerArgs.absoluteClasspath(classpathOf(r.type()));
+    StartArchive.Plan plan = archive.plan(WorkerArgs.FAST_START_FLAGS, classpath, System.nanoTime() / 1_000_000);
+    if (plan instanceof StartArchive.Plan.Create c) {
+      train(c, classpath);
+      plan = new StartArchive.Plan.Without("the archive is being written");
+    }
+    List<String> flags = new ArrayList<>(WorkerArgs.FAST_START_FLAGS);
+    flags.addAll(plan.flags());
+    List<String> command = args.command(StartArchive.currentJava(), flags, classpath);
     LaunchedWorker w;
     try {
       w = Processes.launch(new LaunchSpec(command, env, dir.path(), dir.stdoutLog(), dir.stderrLog()));

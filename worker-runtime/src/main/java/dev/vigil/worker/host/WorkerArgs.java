@@ -53,10 +53,16 @@ public record WorkerArgs(Path home, String run, Optional<TicketId> ticket, Optio
 
   /**
    * JVM flags for a small, fast-starting worker host: C1 only, serial GC, the default CDS archive,
-   * a small heap and thread stacks, no perf-data file.
+   * a small heap and thread stacks, no perf-data file. The class archives are mapped at the address
+   * they were written for ({@code ArchiveRelocationMode=0}, the JDK 17 GA default; later 17 updates
+   * relocate them to a random address at every start): relocation rewrites every pointer in them,
+   * which makes all their pages (about 17 MB with the hosts' own archive) private to each host
+   * instead of shared between the hosts that run at once, and costs CPU at every start. The price is
+   * that the archived classes sit at a known address in every host (no address randomisation for them).
    */
   public static final List<String> FAST_START_FLAGS = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
-      "-Xshare:auto", "-Xms8m", "-Xmx64m", "-Xss512k", "-XX:ReservedCodeCacheSize=16m", "-XX:-UsePerfData");
+      "-Xshare:auto", "-XX:+UnlockDiagnosticVMOptions", "-XX:ArchiveRelocationMode=0", "-Xms8m", "-Xmx64m", "-Xss512k",
+      "-XX:ReservedCodeCacheSize=16m", "-XX:-UsePerfData");
 
   public WorkerArgs {
     Objects.requireNonNull(home, "home");
@@ -152,16 +158,21 @@ public record WorkerArgs(Path home, String run, Optional<TicketId> ticket, Optio
     c.add(java.toString());
     c.addAll(jvmFlags);
     c.add("-cp");
+    c.add(absoluteClasspath(classpath));
+    c.add(MAIN_CLASS);
+    c.addAll(toArgv());
+    return c;
+  }
+
+  /** {@code classpath} with every entry made absolute and empty entries dropped, as {@link #command} passes it. */
+  public static String absoluteClasspath(String classpath) {
     List<String> entries = new ArrayList<>();
     for (String e : classpath.split(File.pathSeparator)) {
       if (!e.isEmpty()) {
         entries.add(Path.of(e).toAbsolutePath().toString());
       }
     }
-    c.add(String.join(File.pathSeparator, entries));
-    c.add(MAIN_CLASS);
-    c.addAll(toArgv());
-    return c;
+    return String.join(File.pathSeparator, entries);
   }
 
   /**

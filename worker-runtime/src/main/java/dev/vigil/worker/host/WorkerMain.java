@@ -27,7 +27,21 @@ import dev.vigil.worker.protocol.RunToken;
 public final class WorkerMain {
   private WorkerMain() {}
 
+  /** The first argument of a JVM that only plays a host start for the class archive ({@link ArchiveTraining}). */
+  public static final String TRAIN_ARCHIVE = "--train-archive";
+
   public static void main(String[] argv) throws InterruptedException {
+    if (argv.length == 2 && argv[0].equals(TRAIN_ARCHIVE)) {
+      int status;
+      try {
+        status = ArchiveTraining.run(java.nio.file.Path.of(argv[1]));
+      } catch (java.io.IOException | RuntimeException e) {
+        System.err.println("vigil-worker: the archive training failed: " + e);
+        status = Host.FAILED;
+      }
+      System.exit(status);
+      return;
+    }
     WorkerArgs args;
     try {
       args = WorkerArgs.parse(argv);

@@ -62,6 +62,15 @@ final class Files0600 {
    * </ol>
    */
   static void writeAtomically(Path target, byte[] bytes) throws IOException {
+    writeAtomically(target, bytes, true);
+  }
+
+  /**
+   * As {@link #writeAtomically(Path, byte[])}; without {@code durable}, steps 1 and 3 skip the
+   * fsyncs: a reader still sees the old file or the whole new one while the machine runs, but a
+   * power loss or OS crash may lose the new file. Only for a copy of data kept durably elsewhere.
+   */
+  static void writeAtomically(Path target, byte[] bytes, boolean durable) throws IOException {
     Path dir = target.toAbsolutePath().getParent();
     Path tmp = dir.resolve("." + target.getFileName() + "." + Long.toHexString(ThreadLocalRandom.current().nextLong()) + ".tmp");
     try {
@@ -70,7 +79,9 @@ final class Files0600 {
         while (buf.hasRemaining()) {
           ch.write(buf);
         }
-        ch.force(true);
+        if (durable) {
+          ch.force(true);
+        }
       }
       try {
         Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
@@ -80,7 +91,9 @@ final class Files0600 {
     } finally {
       Files.deleteIfExists(tmp);
     }
-    syncDirectory(dir);
+    if (durable) {
+      syncDirectory(dir);
+    }
   }
 
   static void syncDirectory(Path dir) throws IOException {
