@@ -56,6 +56,8 @@ public final class Daemon implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Daemon.class);
   /** The capability of a daemon that takes {@code submit-all} (many submissions in one transaction). */
   public static final String SUBMIT_ALL = "submit_all";
+  /** Daemons started in this JVM (embedded: a close and a new start), so that each owner id is new. */
+  private static final java.util.concurrent.atomic.AtomicInteger INCARNATIONS = new java.util.concurrent.atomic.AtomicInteger();
   /** Period of the engine's tick, ms. */
   static final long TICK_MS = 100;
 
@@ -89,10 +91,13 @@ public final class Daemon implements AutoCloseable {
   private Engine engine;
   private JournalFile journal;
   private Thread loop;
+  /** Told, on the scheduling thread, after each engine event and each command's reply; must not block. */
+  private final Runnable onChange;
 
-  private Daemon(Home home, VigilConfig config) {
+  private Daemon(Home home, VigilConfig config, Runnable onChange) {
     this.home = home;
     this.config = config;
+    this.onChange = onChange;
     this.statusFile = new StatusFile(home.statusFile());
   }
 
@@ -104,12 +109,21 @@ public final class Daemon implements AutoCloseable {
    *                 worker type's class cannot be run ({@link #checkWorkerTypes}; exit 2, nothing changed)
    */
   public static Daemon start(Home home, VigilConfig config) throws Refused {
+    return start(home, config, () -> {});
+  }
+
+  /**
+   * As {@link #start(Home, VigilConfig)}, telling {@code onChange} after each engine event and after
+   * each command's reply, on the scheduling thread: something may have been written to the store's
+   * event stream. It must return at once (a wake-up, never work).
+   */
+  public static Daemon start(Home home, VigilConfig config, Runnable onChange) throws Refused {
     try {
       checkWorkerTypes(config);
     } catch (ConfigException e) {
       throw new Refused(2, e.getMessage());
     }
-    Daemon d = new Daemon(home, config);
+    Daemon d = new Daemon(home, config, java.util.Objects.requireNonNull(onChange, "onChange"));
     try {
       d.open();
     } catch (Refused | RuntimeException e) {
@@ -158,9 +172,10 @@ public final class Daemon implements AutoCloseable {
     journal = JournalFile.of(home, ec.owner());
     JournalFile file = journal;
     LogJournal log = new LogJournal();
-    Ports ports = new Ports(coordination, processes, directories, channel, new Board(self), e -> {
+    Ports ports = new Ports(coordination, new EarlierIncarnationsClosed(processes), directories, channel, new Board(self), e -> {
       log.record(e);
       file.record(e);
+      onChange.run();
     });
     CompletableFuture<Void> booted = new CompletableFuture<>();
     loop = new Thread(() -> run(ec, ports, booted), "vigil-scheduler");
@@ -198,7 +213,9 @@ public final class Daemon implements AutoCloseable {
 
   private EngineConfig engineConfig(ProcessIdentity self) {
     String host = hostName();
-    OwnerId owner = new OwnerId(("d-" + host + "-" + self.pid() + "-" + self.startTicks()).replaceAll("[^A-Za-z0-9._:@-]", "_"));
+    int n = INCARNATIONS.incrementAndGet();
+    OwnerId owner = new OwnerId(("d-" + host + "-" + self.pid() + "-" + self.startTicks() + (n == 1 ? "" : "-" + n))
+        .replaceAll("[^A-Za-z0-9._:@-]", "_"));
     return new EngineConfig(owner, host, BuildInfo.BUILD, BuildInfo.VERSION, BuildInfo.PROTOCOL, config.workload(),
         config.timeouts());
   }
@@ -304,7 +321,10 @@ public final class Daemon implements AutoCloseable {
   /** Runs a command on the scheduling thread and returns its reply. */
   public CompletableFuture<Reply> call(Command command) {
     CompletableFuture<Reply> f = new CompletableFuture<>();
-    enqueue(() -> engine.onClientCommand(command, f::complete, mono(), wall()));
+    enqueue(() -> engine.onClientCommand(command, reply -> {
+      f.complete(reply);
+      onChange.run();
+    }, mono(), wall()));
     return f;
   }
 
@@ -340,12 +360,16 @@ public final class Daemon implements AutoCloseable {
           peer.send(new Message.Reply(Wire.error("Invalid", Wire.oneLine(e.getMessage()))));
           return;
         }
-        enqueue(() -> engine.onClientCommand(cmd, reply -> peer.send(new Message.Reply(Wire.reply(reply))), mono(),
-            wall()));
+        enqueue(() -> engine.onClientCommand(cmd, reply -> {
+          peer.send(new Message.Reply(Wire.reply(reply)));
+          onChange.run();
+        }, mono(), wall()));
       } else if (m instanceof Message.Shutdown s) {
         Command cmd = new Command.Shutdown(s.ifIdle() ? Command.Shutdown.Mode.IF_IDLE : Command.Shutdown.Mode.STOP_WORKERS);
-        enqueue(() -> engine.onClientCommand(cmd, reply -> peer.send(new Message.Reply(Wire.reply(reply))), mono(),
-            wall()));
+        enqueue(() -> engine.onClientCommand(cmd, reply -> {
+          peer.send(new Message.Reply(Wire.reply(reply)));
+          onChange.run();
+        }, mono(), wall()));
       } else if (m instanceof Message.Hello h) {
         // authenticated: the server found the token hash through this very key (C9)
         WorkerKey key = SocketWorkerChannel.keyOf(h.subject()).orElseThrow();
@@ -456,6 +480,46 @@ public final class Daemon implements AutoCloseable {
       return true;
     }
     return false;
+  }
+
+  /**
+   * The process table, where an owner registered with this very process's identity is dead unless it
+   * is this incarnation (which the engine asks about by owner id, never by identity): it is an earlier
+   * embedded daemon of this JVM on this home, closed, since this one holds the home's lock (D2). So a
+   * daemon started again in the same JVM recovers and adopts the runs of the one it follows (D4, Q11)
+   * as a daemon in a new process does. Worker identities are never this process's.
+   */
+  private static final class EarlierIncarnationsClosed implements dev.vigil.supervisor.engine.port.ProcessTable {
+    private final OsProcessTable os;
+
+    EarlierIncarnationsClosed(OsProcessTable os) {
+      this.os = os;
+    }
+
+    @Override
+    public ProcessIdentity self() {
+      return os.self();
+    }
+
+    @Override
+    public dev.vigil.supervisor.engine.port.Launch launch(dev.vigil.supervisor.engine.port.LaunchRequest request) {
+      return os.launch(request);
+    }
+
+    @Override
+    public Optional<ProcessIdentity> identity(long pid) {
+      return os.identity(pid);
+    }
+
+    @Override
+    public boolean alive(ProcessIdentity identity) {
+      return !identity.equals(os.self()) && os.alive(identity);
+    }
+
+    @Override
+    public boolean signalGroup(ProcessIdentity identity, dev.vigil.supervisor.engine.port.Signal signal) {
+      return os.signalGroup(identity, signal);
+    }
   }
 
   /** Engine events to the log. */
