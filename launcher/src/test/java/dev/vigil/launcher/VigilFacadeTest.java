@@ -272,6 +272,22 @@ class VigilFacadeTest {
   }
 
   @Test
+  void aServiceGivenUp_isAnEvent() throws Exception {
+    Path config = tmp.resolve("vigil.json");
+    Files.writeString(config, """
+        {"services": [{"name": "crasher", "type": "command", "payload": {"argv": ["sh", "-c", "exit 1"]}}],
+         "restartGiveUpCount": 0}
+        """);
+    try (Vigil v = Vigil.builder().home(tmp.resolve("home")).config(config).start()) {
+      BlockingQueue<VigilEvent> events = new LinkedBlockingQueue<>();
+      v.events(0, events::add);
+      VigilEvent.ServiceGivenUp g = assertInstanceOf(VigilEvent.ServiceGivenUp.class, take(events, 1).get(0));
+      assertEquals("crasher", g.service());
+      assertEquals(1, g.id());
+    }
+  }
+
+  @Test
   void aStoppedDaemon_isSaidSo_notWaitedFor() {
     Vigil v = Vigil.builder().home(tmp.resolve("home")).start();
     try {
