@@ -4,6 +4,7 @@ import dev.vigil.coordination.Event;
 import dev.vigil.coordination.Ticket;
 import dev.vigil.coordination.TicketId;
 import dev.vigil.coordination.TicketState;
+import dev.vigil.launcher.internal.Daemon;
 import dev.vigil.supervisor.engine.Command;
 import dev.vigil.supervisor.engine.Reply;
 import java.util.ArrayList;
@@ -32,8 +33,12 @@ final class Dispatcher {
   /** Events read per command. */
   static final int PAGE = 500;
 
-  /** The daemon's wake-up hook, pointed at the dispatcher once it exists (the daemon starts first). */
-  static final class Waker implements Runnable {
+  /**
+   * The daemon's hook, pointed at the dispatcher once it exists (the daemon starts first). A command's
+   * reply that finished a ticket (a cancel, which writes no event; a retry that cancelled a held
+   * original), from this JVM or from the CLI, is handed to the event thread for its waiters.
+   */
+  static final class Waker implements Daemon.Changes {
     private volatile Dispatcher to;
 
     void to(Dispatcher d) {
@@ -41,13 +46,30 @@ final class Dispatcher {
     }
 
     @Override
-    public void run() {
+    public void engineEvent() {
       Dispatcher d = to;
       if (d != null) {
         d.wake();
       }
     }
+
+    @Override
+    public void replied(Reply reply) {
+      Dispatcher d = to;
+      if (d == null) {
+        return;
+      }
+      if (reply instanceof Reply.TicketChanged c && settled(c.ticket().state())) {
+        d.finishedByCommand.add(c.ticket());
+      } else if (reply instanceof Reply.Retried r && settled(r.original().state())) {
+        d.finishedByCommand.add(r.original());
+      }
+      d.wake();
+    }
   }
+
+  /** Tickets a command finished, for their waiters, handed from the scheduling thread. */
+  private final java.util.Queue<Ticket> finishedByCommand = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
   private final Function<Command, Reply> call;
   private final BlockingQueue<Boolean> wake = new ArrayBlockingQueue<>(1);
@@ -170,6 +192,10 @@ final class Dispatcher {
   }
 
   private void drain() {
+    Ticket t;
+    while ((t = finishedByCommand.poll()) != null) {
+      offer(t);
+    }
     long from;
     synchronized (lock) {
       from = head;

@@ -329,13 +329,7 @@ public final class Vigil implements AutoCloseable {
   }
 
   private Decision control(Command c) {
-    Decision d = Decision.of(call(c));
-    if (d instanceof Decision.Changed ch) {
-      dispatcher.offer(ch.ticket()); // a cancel writes no event; its waiters are told here
-    } else if (d instanceof Decision.Retried rt) {
-      dispatcher.offer(rt.original());
-    }
-    return d;
+    return Decision.of(call(c));
   }
 
   // ---- reading

@@ -272,6 +272,25 @@ class VigilFacadeTest {
   }
 
   @Test
+  void aCancelByTheCli_completesTheWaitersOfAnEmbeddedVigil() throws Exception {
+    Path home = tmp.resolve("home");
+    try (Vigil v = Vigil.builder().home(home).start()) {
+      TicketId later = v.submit(Task.command("true").in(Duration.ofHours(1)).build()).id();
+      CompletableFuture<Ticket> done = v.completion(later);
+      List<String> threads = new CopyOnWriteArrayList<>();
+      CompletableFuture<Ticket> seen = done.thenApply(t -> {
+        threads.add(Thread.currentThread().getName());
+        return t;
+      });
+      CliEndToEndTest.Result r = CliEndToEndTest.vigil(home, "cancel", later.toString());
+      assertEquals(0, r.code(), r.err());
+      assertEquals(TicketState.CANCELLED, seen.get(60, TimeUnit.SECONDS).state(),
+          "a cancel writes no event; its reply completes the waiters");
+      assertEquals(List.of("vigil-events"), threads, "completed on the event thread");
+    }
+  }
+
+  @Test
   void aServiceGivenUp_isAnEvent() throws Exception {
     Path config = tmp.resolve("vigil.json");
     Files.writeString(config, """

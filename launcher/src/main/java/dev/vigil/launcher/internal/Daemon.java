@@ -92,9 +92,30 @@ public final class Daemon implements AutoCloseable {
   private JournalFile journal;
   private Thread loop;
   /** Told, on the scheduling thread, after each engine event and each command's reply; must not block. */
-  private final Runnable onChange;
+  private final Changes onChange;
 
-  private Daemon(Home home, VigilConfig config, Runnable onChange) {
+  /**
+   * What an embedding is told on the scheduling thread, so that it can read the store's event stream
+   * when something may have been written, without a timer. Each method must return at once.
+   */
+  public interface Changes {
+    /** Changes that tell nothing. */
+    Changes NONE = new Changes() {
+      @Override
+      public void engineEvent() {}
+
+      @Override
+      public void replied(Reply reply) {}
+    };
+
+    /** The engine recorded an event (a settlement, a stop, a given-up service…). */
+    void engineEvent();
+
+    /** A command, from this JVM or from a client on the socket, was answered with {@code reply}. */
+    void replied(Reply reply);
+  }
+
+  private Daemon(Home home, VigilConfig config, Changes onChange) {
     this.home = home;
     this.config = config;
     this.onChange = onChange;
@@ -109,7 +130,7 @@ public final class Daemon implements AutoCloseable {
    *                 worker type's class cannot be run ({@link #checkWorkerTypes}; exit 2, nothing changed)
    */
   public static Daemon start(Home home, VigilConfig config) throws Refused {
-    return start(home, config, () -> {});
+    return start(home, config, Changes.NONE);
   }
 
   /**
@@ -117,7 +138,7 @@ public final class Daemon implements AutoCloseable {
    * each command's reply, on the scheduling thread: something may have been written to the store's
    * event stream. It must return at once (a wake-up, never work).
    */
-  public static Daemon start(Home home, VigilConfig config, Runnable onChange) throws Refused {
+  public static Daemon start(Home home, VigilConfig config, Changes onChange) throws Refused {
     try {
       checkWorkerTypes(config);
     } catch (ConfigException e) {
@@ -175,7 +196,7 @@ public final class Daemon implements AutoCloseable {
     Ports ports = new Ports(coordination, new EarlierIncarnationsClosed(processes), directories, channel, new Board(self), e -> {
       log.record(e);
       file.record(e);
-      onChange.run();
+      onChange.engineEvent();
     });
     CompletableFuture<Void> booted = new CompletableFuture<>();
     loop = new Thread(() -> run(ec, ports, booted), "vigil-scheduler");
@@ -323,7 +344,7 @@ public final class Daemon implements AutoCloseable {
     CompletableFuture<Reply> f = new CompletableFuture<>();
     enqueue(() -> engine.onClientCommand(command, reply -> {
       f.complete(reply);
-      onChange.run();
+      onChange.replied(reply);
     }, mono(), wall()));
     return f;
   }
@@ -362,13 +383,13 @@ public final class Daemon implements AutoCloseable {
         }
         enqueue(() -> engine.onClientCommand(cmd, reply -> {
           peer.send(new Message.Reply(Wire.reply(reply)));
-          onChange.run();
+          onChange.replied(reply);
         }, mono(), wall()));
       } else if (m instanceof Message.Shutdown s) {
         Command cmd = new Command.Shutdown(s.ifIdle() ? Command.Shutdown.Mode.IF_IDLE : Command.Shutdown.Mode.STOP_WORKERS);
         enqueue(() -> engine.onClientCommand(cmd, reply -> {
           peer.send(new Message.Reply(Wire.reply(reply)));
-          onChange.run();
+          onChange.replied(reply);
         }, mono(), wall()));
       } else if (m instanceof Message.Hello h) {
         // authenticated: the server found the token hash through this very key (C9)
