@@ -78,7 +78,7 @@ final class Dispatcher {
   private final List<Listener> listeners = new ArrayList<>();
   /** Guarded by {@code lock} (Guava's annotation is not on the launcher's classpath). */
   private final Map<TicketId, List<CompletableFuture<Ticket>>> waiting = new HashMap<>();
-  /** The last event id the completions have seen: every later settlement completes its waiters. */
+  /** The last event id the completions have seen: every later settlement completes its waiters. Event thread only. */
   private long head;
   private volatile boolean running = true;
   private final Thread thread;
@@ -196,12 +196,15 @@ final class Dispatcher {
     while ((t = finishedByCommand.poll()) != null) {
       offer(t);
     }
-    long from;
+    // the listeners of this pass, each behind the stream read from `from`; one added meanwhile waits
+    // for the next pass (its wake-up is queued), so that it, too, sees every event after its id in order
+    List<Listener> these;
+    long from = head;
     synchronized (lock) {
-      from = head;
-      for (Listener l : listeners) {
-        from = Math.min(from, l.last);
-      }
+      these = List.copyOf(listeners);
+    }
+    for (Listener l : these) {
+      from = Math.min(from, l.last);
     }
     while (true) {
       Reply r = call.apply(new Command.Events(from, PAGE));
@@ -209,7 +212,7 @@ final class Dispatcher {
         throw new AssertionError(r);
       }
       for (Event e : list.events()) {
-        deliver(e);
+        deliver(e, these);
         from = e.id();
       }
       if (list.events().size() < PAGE) {
@@ -218,13 +221,9 @@ final class Dispatcher {
     }
   }
 
-  private void deliver(Event e) {
+  private void deliver(Event e, List<Listener> these) {
     VigilEvent v = VigilEvent.of(e);
-    List<Listener> now;
-    synchronized (lock) {
-      now = List.copyOf(listeners);
-    }
-    for (Listener l : now) {
+    for (Listener l : these) {
       if (l.last < e.id() && l.open) {
         try {
           l.consumer.accept(v);

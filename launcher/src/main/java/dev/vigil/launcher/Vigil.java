@@ -382,7 +382,8 @@ public final class Vigil implements AutoCloseable {
    * on this Vigil's event thread, as soon as the daemon wrote it. Pass the last id a listener saw
    * ({@link Subscription#lastId()}, stored by the application) to resume after a restart without
    * missing an event or seeing one twice; 0 replays from the first. A listener must not block: it
-   * holds up every other listener and completion.
+   * holds up every other listener and completion. A listener that throws is logged, and the event
+   * counts as delivered to it.
    */
   public Subscription events(long afterId, Consumer<VigilEvent> listener) {
     if (afterId < 0) {
