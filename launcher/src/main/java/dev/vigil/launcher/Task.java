@@ -12,6 +12,7 @@ import dev.vigil.supervisor.engine.WorkerTypeSpec;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -68,8 +69,8 @@ public record Task(Lane lane, String type, String payload, Integer maxAttempts, 
       }
       RunSpec.checkTimeout(timeout.toMillis());
     }
-    labels = new TreeMap<>(Labels.check(Objects.requireNonNull(labels, "labels")));
-    env = new TreeMap<>(Objects.requireNonNull(env, "env"));
+    labels = Collections.unmodifiableSortedMap(new TreeMap<>(Labels.check(Objects.requireNonNull(labels, "labels"))));
+    env = Collections.unmodifiableSortedMap(new TreeMap<>(Objects.requireNonNull(env, "env")));
     for (Map.Entry<String, String> e : env.entrySet()) {
       Environment.checkName(e.getKey());
       if (e.getValue().indexOf('\0') >= 0) {

@@ -70,6 +70,8 @@ class VigilFacadeTest {
           .workDir(work).env("GREETING", "hello").label("team", "a").priority(3).attempts(2)
           .timeout(Duration.ofMinutes(5)).build();
       assertFalse(task.toString().contains("hello"), "a task never shows a variable's value: " + task);
+      assertThrows(UnsupportedOperationException.class, () -> task.env().put("X", "y"), "a task is immutable");
+      assertEquals(task, task.toBuilder().build());
       Submitted s = v.submit(task);
       assertFalse(s.duplicate());
       Ticket done = v.await(s.id(), LONG);
@@ -98,6 +100,28 @@ class VigilFacadeTest {
       assertEquals(at.toEpochMilli(), atTicket.notBeforeMs());
       assertTrue(v.ticket(new TicketId(999_999)).isEmpty());
     }
+  }
+
+  /** The input of the probe worker type: the file it writes its classpath to. */
+  public record ProbeInput(String out) {}
+
+  @Test
+  void aWorkerTask_carriesItsTypedPayload_toItsWorker() throws Exception {
+    Path own = ProbeTypes.compileInto(tmp.resolve("probe-classes"));
+    Path seen = tmp.resolve("probe.out");
+    try (Vigil v = Vigil.builder().home(tmp.resolve("home")).workerType("probe", ProbeTypes.PROBE,
+        List.of(own.toString())).start()) {
+      Submitted s = v.submit(Task.worker("probe", new ProbeInput(seen.toString())).build());
+      Ticket done = v.await(s.id(), LONG);
+      assertEquals(TicketState.SUCCEEDED, done.state(), done.toString());
+      assertEquals("{\"out\":\"" + seen + "\"}", done.payload());
+      assertTrue(Files.readString(seen).contains(own.toString()), "the worker read the payload's file name");
+    }
+    IllegalArgumentException notAnObject = assertThrows(IllegalArgumentException.class,
+        () -> Task.worker("probe", List.of(1, 2)));
+    assertTrue(notAnObject.getMessage().contains("JSON object"), notAnObject.getMessage());
+    assertThrows(IllegalArgumentException.class, () -> Task.command("true").at(Instant.now()).in(Duration.ZERO)
+        .timeout(Duration.ZERO).build(), "a time limit is longer than 0");
   }
 
   @Test
