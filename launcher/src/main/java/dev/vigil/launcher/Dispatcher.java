@@ -225,12 +225,12 @@ final class Dispatcher {
     VigilEvent v = VigilEvent.of(e);
     for (Listener l : these) {
       if (l.last < e.id() && l.open) {
+        l.last = e.id(); // before the listener sees it, so that lastId() names what it has seen
         try {
           l.consumer.accept(v);
         } catch (RuntimeException x) {
           LOG.warn("an event listener failed on event {}: {}", e.id(), x.toString());
         }
-        l.last = e.id();
       }
     }
     if (e.id() > head) {
