@@ -271,7 +271,7 @@ class VigilFacadeTest {
       Subscription sub = v.events(0, seen::add);
       first = v.submit(Task.command("true").build()).id();
       assertEquals(TicketState.SUCCEEDED, v.await(first, LONG).state());
-      running = v.submit(Task.command("sleep", "4").build()).id();
+      running = v.submit(Task.command("sleep", "8").build()).id();
       awaitRunning(v, running);
       last = sub.lastId();
     } // the sleeper keeps running (D4) and settles under the next daemon
