@@ -3,8 +3,11 @@ package dev.vigil.launcher;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.vigil.coordination.Lane;
 import dev.vigil.coordination.NewTicket;
+import dev.vigil.coordination.Run;
+import dev.vigil.coordination.StopIntent;
 import dev.vigil.coordination.Ticket;
 import dev.vigil.coordination.TicketId;
+import dev.vigil.coordination.TicketQuery;
 import dev.vigil.launcher.internal.ConfigLoader;
 import dev.vigil.launcher.internal.Daemon;
 import dev.vigil.launcher.internal.Home;
@@ -15,22 +18,35 @@ import dev.vigil.supervisor.engine.Reply;
 import dev.vigil.supervisor.engine.Status;
 import dev.vigil.supervisor.engine.WorkerTypeSpec;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 
 /**
  * Vigil embedded: a running daemon in this JVM (H2 file store under the home, real worker
- * processes, the socket {@code <home>/vigil.sock} that the {@code vigil} CLI talks to).
+ * processes, the socket {@code <home>/vigil.sock} that the {@code vigil} CLI talks to). Every method
+ * goes through the engine's commands, as the CLI does, with the same guarantees.
  *
  * <pre>{@code
  * try (Vigil v = Vigil.builder().home(Path.of("/var/lib/app/vigil")).start()) {
- *   TicketId t = v.submit(List.of("sh", "-c", "make report"));
- *   ...
+ *   Submitted s = v.submit(Task.command("sh", "-c", "make report").timeout(Duration.ofHours(1)).build());
+ *   Ticket done = v.await(s.id(), Duration.ofHours(2));
  * }
  * }</pre>
+ *
+ * <p>Building is free of side effects: nothing is touched and no thread is started before
+ * {@link Builder#start()}. A started Vigil has the daemon's scheduling thread and one event thread
+ * ({@code vigil-events}), on which listeners ({@link #events}) and completions ({@link #completion})
+ * run, woken by the daemon whenever it decided something, never by a timer. Control verbs return a
+ * {@link Decision}; a refusal is a value, not an exception.
  *
  * <p>{@link #close()} stops the daemon and leaves its workers running for the next daemon to adopt
  * (D4); {@link #shutdownIfIdle()} stops it only when every worker quiesced (S5). Logs go through
@@ -38,20 +54,28 @@ import java.util.concurrent.TimeUnit;
  */
 public final class Vigil implements AutoCloseable {
   private static final long CALL_WAIT_S = 120;
+  /** Tickets per transaction of {@link #submitAll}. */
+  public static final int SUBMIT_BATCH = 1000;
+  /** The most tickets one page of {@link #tasks} holds. */
+  public static final int MAX_PAGE = Wire.MAX_PAGE;
 
   private final Daemon daemon;
   private final VigilConfig config;
+  private final Dispatcher dispatcher;
 
-  private Vigil(Daemon daemon, VigilConfig config) {
+  private Vigil(Daemon daemon, VigilConfig config, Dispatcher.Waker waker) {
     this.daemon = daemon;
     this.config = config;
+    this.dispatcher = new Dispatcher(this::call, headId());
+    waker.to(dispatcher);
+    dispatcher.start();
   }
 
   public static Builder builder() {
     return new Builder();
   }
 
-  /** How to start an embedded daemon. */
+  /** How to start an embedded daemon; nothing happens until {@link #start()}. */
   public static final class Builder {
     private Path home;
     private Path configFile;
@@ -98,15 +122,68 @@ public final class Vigil implements AutoCloseable {
       for (WorkerTypeSpec t : types) {
         c = c.withWorkerType(t);
       }
+      Dispatcher.Waker waker = new Dispatcher.Waker();
+      Daemon d;
       try {
-        return new Vigil(Daemon.start(new Home(home), c), c);
+        d = Daemon.start(new Home(home), c, waker);
       } catch (Daemon.Refused e) {
         throw new IllegalStateException(e.getMessage(), e);
+      }
+      try {
+        return new Vigil(d, c, waker);
+      } catch (RuntimeException e) {
+        d.close();
+        throw e;
       }
     }
   }
 
-  /** Queues a ticket. */
+  // ---- submitting
+
+  /**
+   * Queues a task, or names the earlier ticket with the same idempotency key.
+   *
+   * @throws IllegalArgumentException one line naming what is wrong (a lane or worker type this
+   *                                  daemon does not have, a directory that is missing); nothing queued
+   */
+  public Submitted submit(Task task) {
+    Reply r = call(new Command.Submit(placed(task)));
+    if (r instanceof Reply.Submitted s) {
+      return new Submitted(s.ticket().id(), s.duplicate());
+    }
+    throw new IllegalArgumentException(message(r));
+  }
+
+  /**
+   * Queues many tasks, {@value #SUBMIT_BATCH} per transaction, each batch all or nothing; the answers
+   * are in the order of the tasks.
+   *
+   * @throws IllegalArgumentException when a task is wrong: every task is checked before anything is
+   *                                  queued; a batch the daemon refuses names how many were queued before
+   */
+  public List<Submitted> submitAll(List<Task> tasks) {
+    List<NewTicket> all = new ArrayList<>(tasks.size());
+    for (int i = 0; i < tasks.size(); i++) {
+      try {
+        all.add(placed(tasks.get(i)));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("task " + (i + 1) + " of " + tasks.size() + ": " + e.getMessage(), e);
+      }
+    }
+    List<Submitted> out = new ArrayList<>(all.size());
+    for (int from = 0; from < all.size(); from += SUBMIT_BATCH) {
+      List<NewTicket> batch = all.subList(from, Math.min(all.size(), from + SUBMIT_BATCH));
+      Reply r = call(new Command.SubmitAll(batch));
+      if (!(r instanceof Reply.SubmittedAll s)) {
+        throw new IllegalArgumentException("tasks " + (from + 1) + "-" + (from + batch.size()) + " of " + all.size()
+            + " were refused (" + message(r) + "); " + from + " were queued before them");
+      }
+      s.tickets().forEach(t -> out.add(new Submitted(t.ticket().id(), t.duplicate())));
+    }
+    return out;
+  }
+
+  /** Queues a ticket as the engine takes it. */
   public TicketId submit(NewTicket ticket) {
     Reply r = call(new Command.Submit(ticket));
     if (r instanceof Reply.Submitted s) {
@@ -117,20 +194,171 @@ public final class Vigil implements AutoCloseable {
 
   /**
    * Queues an OS command on the {@code default} lane (the built-in {@code command} type), with the
-   * configured attempts; its exit code that means stalled is the type's configured one.
+   * configured attempts, in the JVM's working directory and environment: {@code submit(Task.command(argv).build())}.
    */
   public TicketId submit(List<String> argv) {
-    var payload = Wire.JSON.createObjectNode();
-    var a = payload.putArray("argv");
-    argv.forEach(a::add);
-    return submit(new NewTicket(Lane.DEFAULT, WorkerTypeSpec.COMMAND, payload.toString(), config.maxAttempts(), 0, 0,
-        null));
+    return submit(Task.command(argv).build()).id();
   }
+
+  private NewTicket placed(Task task) {
+    return task.toNewTicket(config.maxAttempts(), System.currentTimeMillis(), Path.of(System.getProperty("user.dir")),
+        System.getenv());
+  }
+
+  // ---- waiting
+
+  /**
+   * A future completed with the ticket once it has settled (SUCCEEDED, FAILED, CANCELLED) or is HELD,
+   * at once when it already is; completed on the event thread, from the store's settlements. It
+   * fails with {@link IllegalArgumentException} when there is no such ticket, and with
+   * {@link IllegalStateException} when this Vigil closes first. Cancelling the future stops waiting.
+   */
+  public CompletableFuture<Ticket> completion(TicketId id) {
+    Objects.requireNonNull(id, "id");
+    CompletableFuture<Ticket> f = dispatcher.register(id);
+    f.whenComplete((t, e) -> dispatcher.forget(id, f));
+    Optional<Ticket> now = ticket(id);
+    if (now.isEmpty()) {
+      f.completeExceptionally(new IllegalArgumentException("no ticket " + id));
+    } else {
+      dispatcher.offer(now.get());
+    }
+    return f;
+  }
+
+  /**
+   * Waits until the ticket has settled or is HELD ({@link #completion}).
+   *
+   * @throws TimeoutException         when it has not within {@code timeout}
+   * @throws IllegalArgumentException when there is no such ticket
+   * @throws IllegalStateException    on the event thread (a listener must not wait), or when this Vigil closes
+   */
+  public Ticket await(TicketId id, Duration timeout) throws TimeoutException, InterruptedException {
+    if (dispatcher.onThisThread()) {
+      throw new IllegalStateException("await on the event thread would wait for itself; use completion(id)");
+    }
+    CompletableFuture<Ticket> f = completion(id);
+    try {
+      return f.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (TimeoutException e) {
+      f.cancel(false);
+      throw new TimeoutException(id + " has not settled within " + timeout);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof RuntimeException re) {
+        throw re;
+      }
+      throw new IllegalStateException(e.getCause());
+    }
+  }
+
+  // ---- control
+
+  /** READY or HELD → CANCELLED (a running ticket: {@link #kill}). */
+  public Decision cancel(TicketId id) {
+    return control(new Command.Cancel(id));
+  }
+
+  /** Where a killed ticket goes. */
+  public enum AfterKill {
+    /** CANCELLED. */
+    CANCEL,
+    /** READY again, to run anew. */
+    RETRY,
+    /** HELD for a person. */
+    HOLD
+  }
+
+  /**
+   * Q13: stops the ticket's running run now (TERM to its process group, KILL after the stop grace); it
+   * settles KILLED once, spends no attempt, and the ticket goes where {@code then} says.
+   */
+  public Decision kill(TicketId id, AfterKill then) {
+    StopIntent intent = switch (then) {
+      case CANCEL -> StopIntent.KILL;
+      case RETRY -> StopIntent.KILL_RETRY;
+      case HOLD -> StopIntent.KILL_HOLD;
+    };
+    return control(new Command.Kill(id, null, intent));
+  }
+
+  /** READY → HELD with a reason (a running ticket is not held: park or kill it). */
+  public Decision hold(TicketId id, String reason) {
+    return control(new Command.Hold(id, reason));
+  }
+
+  /** HELD → READY, with one more attempt when none remain (Q1, Q8). */
+  public Decision release(TicketId id) {
+    return control(new Command.Release(id));
+  }
+
+  /** HELD → READY, granting {@code attempts} more attempts (Q1). */
+  public Decision release(TicketId id, int attempts) {
+    return control(new Command.Release(id, OptionalInt.of(attempts)));
+  }
+
+  /** Queues a finished (or HELD) ticket again as a new ticket of the same work. */
+  public Decision retry(TicketId id) {
+    return control(new Command.Retry(id));
+  }
+
+  /** Q9: never claim the ticket until unparked; a running worker is stopped at a safe point, spending nothing. */
+  public Decision park(TicketId id) {
+    return control(new Command.Park(id));
+  }
+
+  public Decision unpark(TicketId id) {
+    return control(new Command.Unpark(id));
+  }
+
+  /** Q9: claim nothing from the lane until unparked; its running workers are stopped at a safe point. */
+  public Decision parkLane(String lane) {
+    return control(new Command.ParkLane(new Lane(lane)));
+  }
+
+  public Decision unparkLane(String lane) {
+    return control(new Command.UnparkLane(new Lane(lane)));
+  }
+
+  /** Stop starting new work (not durable: a restarted daemon dispatches); running work is untouched. */
+  public Decision pause() {
+    return control(new Command.Pause());
+  }
+
+  public Decision resume() {
+    return control(new Command.Resume());
+  }
+
+  private Decision control(Command c) {
+    return Decision.of(call(c));
+  }
+
+  // ---- reading
 
   /** One ticket, or empty when there is no such ticket. */
   public Optional<Ticket> ticket(TicketId id) {
     Reply r = call(new Command.Show(id));
     return r instanceof Reply.TicketDetail d ? Optional.of(d.ticket()) : Optional.empty();
+  }
+
+  /** The runs of a ticket, in order (empty when there is no such ticket). */
+  public List<Run> runs(TicketId id) {
+    Reply r = call(new Command.Show(id));
+    return r instanceof Reply.TicketDetail d ? d.runs() : List.of();
+  }
+
+  /**
+   * One page of the tickets matching {@code query}, in id order: at most its limit, and at most
+   * {@value #MAX_PAGE}; {@link Page#next()} is the query of the next page.
+   */
+  public Page tasks(TicketQuery query) {
+    TicketQuery q = query.limit() > MAX_PAGE ? query.limit(MAX_PAGE) : query;
+    Reply r = call(new Command.ListTickets(q));
+    if (!(r instanceof Reply.TicketList l)) {
+      throw new IllegalArgumentException(message(r));
+    }
+    List<Ticket> ts = l.tickets();
+    return new Page(ts, ts.size() < q.limit() ? Optional.empty()
+        : Optional.of(query.after(ts.get(ts.size() - 1).id())));
   }
 
   /** The daemon's status, as {@code daemon.json} shows it (D1). */
@@ -142,26 +370,87 @@ public final class Vigil implements AutoCloseable {
     throw new AssertionError(r);
   }
 
+  // ---- listening
+
+  /** {@link #events(long, Consumer)} from the events written after this call. */
+  public Subscription events(Consumer<VigilEvent> listener) {
+    return events(headId(), listener);
+  }
+
+  /**
+   * Delivers every event with an id above {@code afterId} to {@code listener}, in id order, each once,
+   * on this Vigil's event thread, as soon as the daemon wrote it. Pass the last id a listener saw
+   * ({@link Subscription#lastId()}, stored by the application) to resume after a restart without
+   * missing an event or seeing one twice; 0 replays from the first. A listener must not block: it
+   * holds up every other listener and completion. A listener that throws is logged, and the event
+   * counts as delivered to it.
+   */
+  public Subscription events(long afterId, Consumer<VigilEvent> listener) {
+    if (afterId < 0) {
+      throw new IllegalArgumentException("afterId (" + afterId + ") must be >= 0");
+    }
+    return dispatcher.listen(afterId, Objects.requireNonNull(listener, "listener"));
+  }
+
+  // ---- lifecycle
+
   /** S5: stops the daemon if every worker quiesces; false (nothing stopped) when some had work. */
   public boolean shutdownIfIdle() {
     Reply r = call(new Command.Shutdown(Command.Shutdown.Mode.IF_IDLE));
     if (r instanceof Reply.ShuttingDown) {
       daemon.done().join();
+      dispatcher.stop();
       return true;
     }
     return false;
   }
 
-  /** Stops the daemon; every worker keeps running for the next daemon to adopt (D4). */
+  /**
+   * Delivers the events already written, then stops the daemon; every worker keeps running for the
+   * next daemon to adopt (D4). Pending completions fail with {@link IllegalStateException}.
+   */
   @Override
   public void close() {
+    dispatcher.stop();
     daemon.close();
   }
 
+  /** The id of the last event in the store: the stream is gap-free, so found by halving. */
+  private long headId() {
+    if (!eventAfter(0)) {
+      return 0;
+    }
+    long lo = 0; // an event after lo exists
+    long hi = 1; // none after hi (once the doubling stops)
+    while (eventAfter(hi)) {
+      lo = hi;
+      hi *= 2;
+    }
+    while (hi - lo > 1) {
+      long mid = lo + (hi - lo) / 2;
+      if (eventAfter(mid)) {
+        lo = mid;
+      } else {
+        hi = mid;
+      }
+    }
+    return hi;
+  }
+
+  private boolean eventAfter(long id) {
+    Reply r = call(new Command.Events(id, 1));
+    return r instanceof Reply.EventList l && !l.events().isEmpty();
+  }
+
   private Reply call(Command c) {
+    CompletableFuture<Reply> f = daemon.call(c);
     try {
-      return daemon.call(c).get(CALL_WAIT_S, TimeUnit.SECONDS);
-    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+      CompletableFuture.anyOf(f, daemon.done()).get(CALL_WAIT_S, TimeUnit.SECONDS);
+      if (!f.isDone()) {
+        throw new IllegalStateException("the daemon has stopped");
+      }
+      return f.get();
+    } catch (ExecutionException | TimeoutException e) {
       throw new IllegalStateException("the daemon did not answer: " + e, e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

@@ -60,6 +60,8 @@ public final class Daemon implements AutoCloseable {
   public static final String SUBMIT_ALL = "submit_all";
   /** The least pause after a tick that failed, so that a failing store is not retried in a busy loop, ms. */
   static final long PAUSE_AFTER_FAILURE_MS = Engine.BUSY_STEP_MS;
+  /** Daemons started in this JVM (embedded: a close and a new start), so that each owner id is new. */
+  private static final java.util.concurrent.atomic.AtomicInteger INCARNATIONS = new java.util.concurrent.atomic.AtomicInteger();
 
   /** Why a daemon did not start: refused (exit 3) or a bad configuration/home (exit 2). */
   public static final class Refused extends Exception {
@@ -91,10 +93,34 @@ public final class Daemon implements AutoCloseable {
   private Engine engine;
   private JournalFile journal;
   private Thread loop;
+  /** Told, on the scheduling thread, after each engine event and each command's reply; must not block. */
+  private final Changes onChange;
 
-  private Daemon(Home home, VigilConfig config) {
+  /**
+   * What an embedding is told on the scheduling thread, so that it can read the store's event stream
+   * when something may have been written, without a timer. Each method must return at once.
+   */
+  public interface Changes {
+    /** Changes that tell nothing. */
+    Changes NONE = new Changes() {
+      @Override
+      public void engineEvent() {}
+
+      @Override
+      public void replied(Reply reply) {}
+    };
+
+    /** The engine recorded an event (a settlement, a stop, a given-up service…). */
+    void engineEvent();
+
+    /** A command, from this JVM or from a client on the socket, was answered with {@code reply}. */
+    void replied(Reply reply);
+  }
+
+  private Daemon(Home home, VigilConfig config, Changes onChange) {
     this.home = home;
     this.config = config;
+    this.onChange = onChange;
     this.statusFile = new StatusFile(home.statusFile());
   }
 
@@ -106,12 +132,21 @@ public final class Daemon implements AutoCloseable {
    *                 worker type's class cannot be run ({@link #checkWorkerTypes}; exit 2, nothing changed)
    */
   public static Daemon start(Home home, VigilConfig config) throws Refused {
+    return start(home, config, Changes.NONE);
+  }
+
+  /**
+   * As {@link #start(Home, VigilConfig)}, telling {@code onChange} after each engine event and after
+   * each command's reply, on the scheduling thread: something may have been written to the store's
+   * event stream. It must return at once (a wake-up, never work).
+   */
+  public static Daemon start(Home home, VigilConfig config, Changes onChange) throws Refused {
     try {
       checkWorkerTypes(config);
     } catch (ConfigException e) {
       throw new Refused(2, e.getMessage());
     }
-    Daemon d = new Daemon(home, config);
+    Daemon d = new Daemon(home, config, java.util.Objects.requireNonNull(onChange, "onChange"));
     try {
       d.open();
     } catch (Refused | RuntimeException e) {
@@ -160,9 +195,10 @@ public final class Daemon implements AutoCloseable {
     journal = JournalFile.of(home, ec.owner());
     JournalFile file = journal;
     LogJournal log = new LogJournal();
-    Ports ports = new Ports(coordination, processes, directories, channel, new Board(self), e -> {
+    Ports ports = new Ports(coordination, new EarlierIncarnationsClosed(processes), directories, channel, new Board(self), e -> {
       log.record(e);
       file.record(e);
+      onChange.engineEvent();
     });
     CompletableFuture<Void> booted = new CompletableFuture<>();
     loop = new Thread(() -> run(ec, ports, booted), "vigil-scheduler");
@@ -201,7 +237,9 @@ public final class Daemon implements AutoCloseable {
 
   private EngineConfig engineConfig(ProcessIdentity self) {
     String host = hostName();
-    OwnerId owner = new OwnerId(("d-" + host + "-" + self.pid() + "-" + self.startTicks()).replaceAll("[^A-Za-z0-9._:@-]", "_"));
+    int n = INCARNATIONS.incrementAndGet();
+    OwnerId owner = new OwnerId(("d-" + host + "-" + self.pid() + "-" + self.startTicks() + (n == 1 ? "" : "-" + n))
+        .replaceAll("[^A-Za-z0-9._:@-]", "_"));
     return new EngineConfig(owner, host, BuildInfo.BUILD, BuildInfo.VERSION, BuildInfo.PROTOCOL, config.workload(),
         config.timeouts());
   }
@@ -318,7 +356,10 @@ public final class Daemon implements AutoCloseable {
   /** Runs a command on the scheduling thread and returns its reply. */
   public CompletableFuture<Reply> call(Command command) {
     CompletableFuture<Reply> f = new CompletableFuture<>();
-    enqueue(() -> engine.onClientCommand(command, f::complete, mono(), wall()));
+    enqueue(() -> engine.onClientCommand(command, reply -> {
+      f.complete(reply);
+      onChange.replied(reply);
+    }, mono(), wall()));
     return f;
   }
 
@@ -354,12 +395,16 @@ public final class Daemon implements AutoCloseable {
           peer.send(new Message.Reply(Wire.error("Invalid", Wire.oneLine(e.getMessage()))));
           return;
         }
-        enqueue(() -> engine.onClientCommand(cmd, reply -> peer.send(new Message.Reply(Wire.reply(reply))), mono(),
-            wall()));
+        enqueue(() -> engine.onClientCommand(cmd, reply -> {
+          peer.send(new Message.Reply(Wire.reply(reply)));
+          onChange.replied(reply);
+        }, mono(), wall()));
       } else if (m instanceof Message.Shutdown s) {
         Command cmd = new Command.Shutdown(s.ifIdle() ? Command.Shutdown.Mode.IF_IDLE : Command.Shutdown.Mode.STOP_WORKERS);
-        enqueue(() -> engine.onClientCommand(cmd, reply -> peer.send(new Message.Reply(Wire.reply(reply))), mono(),
-            wall()));
+        enqueue(() -> engine.onClientCommand(cmd, reply -> {
+          peer.send(new Message.Reply(Wire.reply(reply)));
+          onChange.replied(reply);
+        }, mono(), wall()));
       } else if (m instanceof Message.Hello h) {
         // authenticated: the server found the token hash through this very key (C9)
         WorkerKey key = SocketWorkerChannel.keyOf(h.subject()).orElseThrow();
@@ -470,6 +515,46 @@ public final class Daemon implements AutoCloseable {
       return true;
     }
     return false;
+  }
+
+  /**
+   * The process table, where an owner registered with this very process's identity is dead unless it
+   * is this incarnation (which the engine asks about by owner id, never by identity): it is an earlier
+   * embedded daemon of this JVM on this home, closed, since this one holds the home's lock (D2). So a
+   * daemon started again in the same JVM recovers and adopts the runs of the one it follows (D4, Q11)
+   * as a daemon in a new process does. Worker identities are never this process's.
+   */
+  private static final class EarlierIncarnationsClosed implements dev.vigil.supervisor.engine.port.ProcessTable {
+    private final OsProcessTable os;
+
+    EarlierIncarnationsClosed(OsProcessTable os) {
+      this.os = os;
+    }
+
+    @Override
+    public ProcessIdentity self() {
+      return os.self();
+    }
+
+    @Override
+    public dev.vigil.supervisor.engine.port.Launch launch(dev.vigil.supervisor.engine.port.LaunchRequest request) {
+      return os.launch(request);
+    }
+
+    @Override
+    public Optional<ProcessIdentity> identity(long pid) {
+      return os.identity(pid);
+    }
+
+    @Override
+    public boolean alive(ProcessIdentity identity) {
+      return !identity.equals(os.self()) && os.alive(identity);
+    }
+
+    @Override
+    public boolean signalGroup(ProcessIdentity identity, dev.vigil.supervisor.engine.port.Signal signal) {
+      return os.signalGroup(identity, signal);
+    }
   }
 
   /** Engine events to the log. */
