@@ -315,6 +315,39 @@ class VigilFacadeTest {
   }
 
   @Test
+  void listenersAddedWhileEventsFlow_eachGetEveryEventAfterTheirId_onceAndInOrder() throws Exception {
+    int n = Dispatcher.PAGE + 100; // more than one page per pass
+    try (Vigil v = Vigil.builder().home(tmp.resolve("home")).start()) {
+      List<Task> tasks = new ArrayList<>();
+      for (int i = 0; i < n; i++) {
+        tasks.add(Task.command("true").in(Duration.ofHours(1)).build());
+      }
+      List<Submitted> queued = v.submitAll(tasks);
+      List<List<VigilEvent>> heard = new ArrayList<>();
+      List<Long> after = new ArrayList<>();
+      for (int i = 0; i < n; i++) {
+        if (i % 100 == 0) { // one from the start, one from the middle of what is written so far
+          for (long from : List.of(0L, i / 2L)) {
+            List<VigilEvent> l = new CopyOnWriteArrayList<>();
+            heard.add(l);
+            after.add(from);
+            v.events(from, l::add);
+          }
+        }
+        assertInstanceOf(Decision.Changed.class, v.hold(queued.get(i).id(), "hold " + i)); // one HELD event each
+      }
+      for (int k = 0; k < heard.size(); k++) {
+        List<VigilEvent> l = heard.get(k);
+        long from = after.get(k);
+        waitFor(() -> l.size() >= n - from);
+        assertEquals(n - from, l.size(), "listener " + k + " from " + from);
+        assertEquals(from + 1, l.get(0).id());
+        assertOrderedWithoutGaps(l);
+      }
+    }
+  }
+
+  @Test
   void aServiceGivenUp_isAnEvent() throws Exception {
     Path config = tmp.resolve("vigil.json");
     Files.writeString(config, """
