@@ -107,7 +107,7 @@ class GuideRunTest {
       String l = line.replaceAll("[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z", "TIME")
           .replaceAll("\\bpid [0-9]+", "pid N")
           .replaceAll("\\[[0-9]+\\]", "[N]")
-          .replaceAll("\\(build [^)]*\\)", "(build B)")
+          .replaceAll("\\bbuild [^ ),]+", "build B")
           .replaceAll("version [^ ,]+", "version V")
           .replaceAll("\\s+", " ")
           .strip();

@@ -111,7 +111,16 @@ public record RevivalGate(long busyRefreshMs, long busyFreshnessMs, long revival
       /** Its latest record says idle. */
       IDLE,
       /** Its busy record is older than the revival window plus the skew bound. */
-      STALE
+      STALE;
+
+      /** The reason in words for people. */
+      public String words() {
+        return switch (this) {
+          case NO_BUSY_RECORD -> "its last worker left no sign of unfinished work";
+          case IDLE -> "its last worker was idle";
+          case STALE -> "its last worker's sign of work is too old";
+        };
+      }
     }
   }
 

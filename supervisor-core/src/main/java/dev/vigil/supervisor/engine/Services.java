@@ -78,7 +78,7 @@ final class Services {
         if (s.spec.activation() == ServiceSpec.Activation.ALWAYS) {
           launches.launch(s, nowMonoMs, "started at boot");
         } else {
-          table.transition(s, new ServicePhase.Down(), "not revived: " + st.reason());
+          table.transition(s, new ServicePhase.Down(), "on demand, not started at boot: " + st.reason().words());
         }
       } else {
         throw new AssertionError(r);

@@ -359,7 +359,7 @@ final class Host {
       welcomed = false;
       if (go && !writingOutcome && lostAtMonoMs.isEmpty()) {
         lostAtMonoMs = OptionalLong.of(nowMonoMs());
-        HostLog.info("supervisor lost; waiting for it (S4) with " + work.describe());
+        HostLog.info("supervisor lost; waiting for it with " + work.describe());
         control.execute(this::orphanTick);
       }
     }
@@ -419,7 +419,7 @@ final class Host {
       }
     }
     if (started) {
-      HostLog.info("adoption denied after the start (" + reason + "): stopping as a lost worker (S6)");
+      HostLog.info("adoption denied after the start (" + reason + "): stopping, as a worker its daemon no longer adopts");
       exitOrphaned();
     }
   }
@@ -636,10 +636,10 @@ final class Host {
     }
     if (d instanceof OrphanPolicy.Orphan.ExitBusy b) {
       HostLog.info("supervisor lost for two lost-exit windows with " + b.work().describe()
-          + ": recording busy and exiting, the work stays resumable (S4)");
+          + ": recording busy and exiting, the work stays resumable");
       exitOrphaned();
     } else if (d instanceof OrphanPolicy.Orphan.Close) {
-      HostLog.info("supervisor lost for a lost-exit window without work: closing (S4)");
+      HostLog.info("supervisor lost for a lost-exit window without work: closing");
       exitOrphaned();
     } else {
       throw new AssertionError(d);

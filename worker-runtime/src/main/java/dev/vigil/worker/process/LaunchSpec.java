@@ -40,7 +40,7 @@ public record LaunchSpec(List<String> command, Map<String, String> environment, 
     if (token != null && !token.isEmpty()) {
       for (String arg : command) {
         if (arg.contains(token)) {
-          throw new IllegalArgumentException("command must not contain the run token: it goes only in the environment (C9)");
+          throw new IllegalArgumentException("command must not contain the run token: it goes only in the environment");
         }
       }
     }
