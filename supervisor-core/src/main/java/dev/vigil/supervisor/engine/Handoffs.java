@@ -153,12 +153,12 @@ final class Handoffs {
       return;
     }
     if (h.source() == RunPhase.Source.LAUNCHED && !reserved && !ctx.processes.alive(h.launched())) {
-      beginAbort(t, h.launched(), "worker " + h.launched() + " died before it held its reservation and reported its identity",
+      beginAbort(t, h.launched(), "worker " + h.launched() + " died before it took its run lock and reported its process identity",
           nowMonoMs, nowWallMs);
       return;
     }
     if (nowMonoMs >= h.deadlineMonoMs()) {
-      String why = "worker did not hold its reservation and report its identity within launchHandoff ("
+      String why = "worker did not take its run lock and report its process identity within launchHandoff ("
           + Durations.format(ctx.ms(Timeout.LAUNCH_HANDOFF)) + ")";
       ctx.record(new EngineEvent.HandoffTimedOut(key, why));
       beginAbort(t, h.launched() != null ? h.launched() : identity, why, nowMonoMs, nowWallMs);

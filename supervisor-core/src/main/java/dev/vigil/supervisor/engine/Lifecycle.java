@@ -161,7 +161,7 @@ final class Lifecycle {
       if (tasks.isEmpty() && services.allDown()) {
         complete(d.reply(), "every worker was idle and has stopped", nowMonoMs, nowWallMs);
       } else if (nowMonoMs >= d.deadlineMonoMs()) {
-        abandon(d, "not every worker stopped within stopGrace after it quiesced", nowMonoMs);
+        abandon(d, "not every worker stopped within stopGrace after it agreed to stop", nowMonoMs);
       }
     } else if (p instanceof DaemonPhase.DrainingStop d) {
       if (tasks.isEmpty() && services.allDown()) {

@@ -130,8 +130,8 @@ final class Recovery {
     } else {
       String why = foreignLive
           ? "stale claim: claimed " + Durations.format(nowWallMs - r.claimedAtMs()) + " ago by " + r.owner()
-              + ", no worker holds its reservation"
-          : "recovery: owner " + r.owner() + " is gone and no worker holds the reservation";
+              + ", no worker holds its run lock"
+          : "recovery: owner " + r.owner() + " is gone and no worker holds the run lock";
       ctx.record(new EngineEvent.Recovered(r.id(), RecoveryAction.ABORT_CLAIM, why));
       handoffs.abort(r.id(), r.owner(), why, nowWallMs);
     }

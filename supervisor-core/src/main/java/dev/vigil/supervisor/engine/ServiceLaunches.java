@@ -110,7 +110,7 @@ final class ServiceLaunches {
    * is left down.
    */
   void died(Svc s, long nowMonoMs, long nowWallMs) {
-    String how = s.exitSeen == null ? "found dead by identity and reservation" : "exited (" + s.exitSeen + ")";
+    String how = s.exitSeen == null ? "found dead: its process is gone and its run lock is free" : "exited (" + s.exitSeen + ")";
     ctx.record(new EngineEvent.ServiceExited(s.name(), how));
     if (table.idleStopInFlight.remove(s.name()) && s.exitSeen != null && s.exitSeen.clean()) {
       // it complied with the late idle stop of an abandoned shutdown: idle, not a failure (S1)

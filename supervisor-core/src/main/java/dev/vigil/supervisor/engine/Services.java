@@ -129,11 +129,11 @@ final class Services {
       }
     } else if (p instanceof ServicePhase.Launching l) {
       if (deadNow(s, l.identity())) {
-        launches.failure(s, "worker died during its handoff" + s.how(), Optional.empty(), nowMonoMs);
+        launches.failure(s, "worker died while it was starting" + s.how(), Optional.empty(), nowMonoMs);
       } else if (nowMonoMs >= l.deadlineMonoMs()) {
-        ctx.record(new EngineEvent.HandoffTimedOut(s.key(), "no reservation and hello within launchHandoff"));
+        ctx.record(new EngineEvent.HandoffTimedOut(s.key(), "no run lock and no hello within launchHandoff"));
         workers.signal(s.key(), l.identity(), Signal.KILL);
-        launches.failure(s, "no reservation and hello within launchHandoff ("
+        launches.failure(s, "the worker took no run lock and said no hello within launchHandoff ("
             + Durations.format(ctx.ms(Timeout.LAUNCH_HANDOFF)) + ")", Optional.of(l.identity()), nowMonoMs);
       }
     } else if (p instanceof ServicePhase.Adopting a) {
@@ -205,7 +205,7 @@ final class Services {
     }
     if (w instanceof ServicePhase.Launching l) {
       if (!ctx.directories.isReserved(s.key())) {
-        return workers.deny(hello, "service " + name + ": the worker does not hold its reservation");
+        return workers.deny(hello, "service " + name + ": the worker does not hold its run lock");
       }
       table.transition(s, new ServicePhase.Up(l.identity(), l.tokenHash(), build), "up");
       ctx.record(new EngineEvent.ServiceUp(name, false));
