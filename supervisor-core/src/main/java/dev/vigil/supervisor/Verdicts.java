@@ -89,7 +89,9 @@ public final class Verdicts {
     Verdict verdict();
 
     /** For STALLED, when the ticket is due again, wall ms; else 0. */
-    long stallUntilWallMs();
+    default long stallUntilWallMs() {
+      return 0;
+    }
 
     /** The diagnosis to record, or {@code null} (a worker's outcome without a note). */
     String diagnosis();
@@ -119,11 +121,6 @@ public final class Verdicts {
       public Verdict verdict() {
         return Verdict.KILLED;
       }
-
-      @Override
-      public long stallUntilWallMs() {
-        return 0;
-      }
     }
 
     /** It was stopped for its time limit (Q12): FAILED, one attempt spent. */
@@ -132,11 +129,6 @@ public final class Verdicts {
       public Verdict verdict() {
         return Verdict.FAILED;
       }
-
-      @Override
-      public long stallUntilWallMs() {
-        return 0;
-      }
     }
 
     /** No outcome otherwise: LOST. */
@@ -144,11 +136,6 @@ public final class Verdicts {
       @Override
       public Verdict verdict() {
         return Verdict.LOST;
-      }
-
-      @Override
-      public long stallUntilWallMs() {
-        return 0;
       }
     }
   }
