@@ -95,7 +95,7 @@ public final class Demo {
     out.println();
 
     List<JsonNode> live = liveRuns(home);
-    out.println("3. Kill the daemon with kill -9 while " + live.size() + " tasks run.");
+    out.println("3. Kill the daemon with kill -9 while " + (live.size() == 1 ? "1 task runs." : live.size() + " tasks run."));
     out.println("   A crash gives it no chance to clean up; its workers are separate processes, so they keep running.");
     new ProcessBuilder("kill", "-9", Long.toString(pid1)).inheritIO().start().waitFor();
     while (ProcessHandle.of(pid1).map(ProcessHandle::isAlive).orElse(false)) {
