@@ -121,7 +121,10 @@ public final class ConfigLoader {
     try {
       f = JSON.readValue(text, FileJson.class);
     } catch (UnrecognizedPropertyException e) {
-      throw new ConfigException("config " + origin + ": unknown field '" + path(e) + "'" + where(e));
+      String field = path(e);
+      String hint = !field.contains(".") && Timeout.byConfigName(field).isPresent()
+          ? " (a time setting: it goes under \"timeouts\", as in {\"timeouts\": {\"" + field + "\": \"5m\"}})" : "";
+      throw new ConfigException("config " + origin + ": unknown field '" + field + "'" + where(e) + hint);
     } catch (JsonParseException e) {
       throw new ConfigException("config " + origin + ": malformed JSON" + where(e) + ": " + syntax(e));
     } catch (JsonMappingException e) {

@@ -1,6 +1,7 @@
 package dev.vigil.launcher.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -59,6 +60,11 @@ class ConfigLoaderTest {
         error("{\"lanes\": {\"default\": {\"concurency\": 2}}}"));
     assertTrue(error("{\"timeouts\": {\"heartbeet\": \"5s\"}}").contains("'timeouts.heartbeet'"));
     assertTrue(error("{\"colour\": 1}").contains("unknown field 'colour'"));
+    String misplaced = error("{\"heartbeat\": \"5m\"}");
+    assertTrue(misplaced.startsWith("config vigil.json: unknown field 'heartbeat' (line 1, column "), misplaced);
+    assertTrue(misplaced.endsWith(") (a time setting: it goes under \"timeouts\", as in {\"timeouts\": {\"heartbeat\":"
+        + " \"5m\"}})"), misplaced);
+    assertFalse(error("{\"colour\": 1}").contains("time setting"), "only a time setting's name gets the hint");
   }
 
   @Test
