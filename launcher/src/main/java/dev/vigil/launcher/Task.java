@@ -148,14 +148,13 @@ public record Task(Lane lane, String type, String payload, Integer maxAttempts, 
    *                                  environment cannot be recorded
    */
   NewTicket toNewTicket(int defaultMaxAttempts, long nowWallMs, Path userDir, Map<String, String> processEnv) {
-    Path dir = (workDir == null ? userDir : userDir.resolve(workDir)).toAbsolutePath().normalize();
+    Path dir = TaskOptions.directory(userDir, workDir == null ? null : workDir.toString());
     if (!java.nio.file.Files.isDirectory(dir)) {
       throw new IllegalArgumentException("workDir '" + dir + "': no such directory");
     }
     Environment e;
     try {
-      Map<String, String> base = new TreeMap<>(processEnv);
-      e = (cleanEnv ? Environment.clean(base) : Environment.of(base)).with(env);
+      e = TaskOptions.environment(processEnv, cleanEnv, env);
     } catch (IllegalArgumentException x) {
       throw new IllegalArgumentException("env: " + x.getMessage() + (cleanEnv ? "" : " (try cleanEnv())"));
     }

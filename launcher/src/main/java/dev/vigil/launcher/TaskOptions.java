@@ -27,7 +27,7 @@ final class TaskOptions {
    */
   static void place(ObjectNode submission, String cwd, List<String> envs, boolean cleanEnv,
                     Map<String, String> processEnv, Path here) {
-    Path dir = (cwd == null ? here : here.resolve(cwd)).toAbsolutePath().normalize();
+    Path dir = directory(here, cwd);
     if (!Files.isDirectory(dir)) {
       throw new IllegalArgumentException("--cwd '" + (cwd == null ? dir.toString() : cwd) + "': no such directory");
     }
@@ -51,8 +51,7 @@ final class TaskOptions {
     }
     Environment env;
     try {
-      Map<String, String> base = new TreeMap<>(processEnv);
-      env = (cleanEnv ? Environment.clean(base) : Environment.of(base)).with(more);
+      env = environment(processEnv, cleanEnv, more);
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException((cleanEnv ? "--env: " : "your environment: ") + e.getMessage()
           + (cleanEnv ? "" : " (try --clean-env)"));
@@ -60,6 +59,22 @@ final class TaskOptions {
     submission.put("workDir", dir.toString());
     ObjectNode vars = submission.putObject("env");
     env.variables().forEach(vars::put);
+  }
+
+  /** The directory a submission runs in: {@code given} resolved against {@code here}, or {@code here} itself. */
+  static Path directory(Path here, String given) {
+    return (given == null ? here : here.resolve(given)).toAbsolutePath().normalize();
+  }
+
+  /**
+   * The environment a submission records: the submitter's whole environment ({@code processEnv}), or
+   * only PATH, HOME, LANG and USER of it when {@code clean}, then {@code more} on top.
+   *
+   * @throws IllegalArgumentException when a variable cannot be recorded
+   */
+  static Environment environment(Map<String, String> processEnv, boolean clean, Map<String, String> more) {
+    Map<String, String> base = new TreeMap<>(processEnv);
+    return (clean ? Environment.clean(base) : Environment.of(base)).with(more);
   }
 
   /** A time limit: a duration above 0 and at most 366 days, ms. */
