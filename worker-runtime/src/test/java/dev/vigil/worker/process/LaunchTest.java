@@ -52,8 +52,16 @@ class LaunchTest {
       assertEquals(Path.of("/dev/null"), Files.readSymbolicLink(Path.of("/proc", "" + pid, "fd", "0")));
       assertEquals(RunDirectory.of(tmp, "r-1").stdoutLog(), Files.readSymbolicLink(Path.of("/proc", "" + pid, "fd", "1")));
       assertEquals(RunDirectory.of(tmp, "r-1").stderrLog(), Files.readSymbolicLink(Path.of("/proc", "" + pid, "fd", "2")));
+      // /proc/PID/environ can read empty while the launch is still in its exec: read it again until it is not
+      String environ = "";
+      for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10); environ.isEmpty() && System.nanoTime() < end; ) {
+        environ = Files.readString(Path.of("/proc", "" + pid, "environ"));
+        if (environ.isEmpty()) {
+          Thread.sleep(10);
+        }
+      }
       Map<String, String> seen = new TreeMap<>();
-      for (String kv : Files.readString(Path.of("/proc", "" + pid, "environ")).split("\0")) {
+      for (String kv : environ.split("\0")) {
         if (!kv.isEmpty()) {
           seen.put(kv.substring(0, kv.indexOf('=')), kv.substring(kv.indexOf('=') + 1));
         }
