@@ -10,6 +10,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -93,15 +99,42 @@ class ScenarioBridgeTest {
     }));
   }
 
+  /**
+   * The real-stack runs go this many at a time ({@code -Dvigil.bridge.parallel=N}, default 3): each
+   * has its own directory, home, daemon and workers, and most of a run is waiting for its own
+   * timeouts, so running them side by side shortens the suite without changing what each checks.
+   */
+  private static final int PARALLEL = Integer.getInteger("vigil.bridge.parallel", 3);
+
   @Tag("slow")
   @TestFactory
   Stream<DynamicTest> namedScenarios_onTheRealStack_giveTheSameTranscriptAsTheSimulation() throws IOException {
-    return selected().stream().map(f -> DynamicTest.dynamicTest(f.getFileName().toString(), () -> {
+    List<Path> chosen = selected();
+    ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, PARALLEL), r -> {
+      Thread t = new Thread(r, "scenario-run");
+      t.setDaemon(true);
+      return t;
+    });
+    Map<Path, Future<List<String>>> runs = new LinkedHashMap<>();
+    for (Path f : chosen) {
+      runs.put(f, pool.submit(() -> {
+        Scenario s = Scenario.read(f);
+        long t0 = System.nanoTime();
+        List<String> real = onRealStack(s, tmp);
+        System.out.printf("%s on the real stack: %.1f s%n", s.name(), (System.nanoTime() - t0) / 1e9);
+        return real;
+      }));
+    }
+    pool.shutdown();
+    return chosen.stream().map(f -> DynamicTest.dynamicTest(f.getFileName().toString(), () -> {
       Scenario s = Scenario.read(f);
       List<String> sim = onSimulation(s);
-      long t0 = System.nanoTime();
-      List<String> real = onRealStack(s, tmp);
-      System.out.printf("%s on the real stack: %.1f s%n", s.name(), (System.nanoTime() - t0) / 1e9);
+      List<String> real;
+      try {
+        real = runs.get(f).get();
+      } catch (ExecutionException e) {
+        throw e.getCause();
+      }
       assertSame(s.name() + " on the simulation", sim, "real stack", real);
       if (s.expected() != null) {
         assertSame(s.name(), s.expected(), "real stack", real);
