@@ -13,9 +13,11 @@ import java.util.Objects;
  * @param exitOwnerDead  the claimant has proven the recorded exit owner dead (its daemon's
  *                       identity matches no live process); recovery then settles with the
  *                       recorded facts
+ * @param result         for SUCCEEDED: what the worker returned, as JSON text of at most
+ *                       {@link Run#MAX_RESULT_BYTES} bytes, stored with the run; else {@code null}
  */
 public record Finish(RunId run, ExitOwner claimant, Verdict verdict, String diagnosis, long stallUntilMs,
-                     boolean exitOwnerDead) {
+                     boolean exitOwnerDead, String result) {
   public Finish {
     Objects.requireNonNull(run, "run");
     Objects.requireNonNull(claimant, "claimant");
@@ -26,6 +28,18 @@ public record Finish(RunId run, ExitOwner claimant, Verdict verdict, String diag
     if (verdict != Verdict.STALLED && stallUntilMs != 0) {
       throw new IllegalArgumentException("stallUntilMs is only for STALLED verdicts");
     }
+    Run.checkResult(result, verdict);
+  }
+
+  /** A finish without a result. */
+  public Finish(RunId run, ExitOwner claimant, Verdict verdict, String diagnosis, long stallUntilMs,
+                boolean exitOwnerDead) {
+    this(run, claimant, verdict, diagnosis, stallUntilMs, exitOwnerDead, null);
+  }
+
+  /** Settle as the exit owner with a SUCCEEDED verdict and the worker's result (JSON text, or {@code null}). */
+  public static Finish succeeded(ExitOwner claimant, RunId run, String diagnosis, String result) {
+    return new Finish(run, claimant, Verdict.SUCCEEDED, diagnosis, 0, false, result);
   }
 
   /** Settle as the exit owner. */
@@ -40,6 +54,6 @@ public record Finish(RunId run, ExitOwner claimant, Verdict verdict, String diag
 
   /** The same request on behalf of a dead exit owner. */
   public Finish forDeadExitOwner() {
-    return new Finish(run, claimant, verdict, diagnosis, stallUntilMs, true);
+    return new Finish(run, claimant, verdict, diagnosis, stallUntilMs, true, result);
   }
 }

@@ -20,6 +20,10 @@ import java.util.Objects;
  * @param diagnosis   a human-readable note on the settlement, or {@code null}
  * @param stopIntent  why the daemon is stopping it on purpose (a time-out, an operator's kill), or
  *                    {@code null}; recorded before the first signal (Q12, Q13)
+ * @param result      what the worker returned with its success, as JSON text (at most
+ *                    {@link #MAX_RESULT_BYTES} bytes of UTF-8), or {@code null}; only a SUCCEEDED run has
+ *                    one. The store keeps it as given: the worker host wrote it as JSON, and it is not
+ *                    parsed here.
  */
 public record Run(
     RunId id,
@@ -33,7 +37,11 @@ public record Run(
     ExitOwner exitOwner,
     Verdict verdict,
     String diagnosis,
-    StopIntent stopIntent) {
+    StopIntent stopIntent,
+    String result) {
+
+  /** The largest result a run keeps, bytes of UTF-8 JSON (64 KiB). */
+  public static final int MAX_RESULT_BYTES = 65_536;
 
   public Run {
     Objects.requireNonNull(id, "id");
@@ -48,12 +56,60 @@ public record Run(
     if ((state == RunState.SETTLED) != (verdict != null)) {
       throw new IllegalArgumentException("verdict must be set exactly when the run is SETTLED (state " + state + ")");
     }
+    checkResult(result, verdict);
   }
 
-  /** A run without a stop intent. */
+  /** A run without a result. */
+  public Run(RunId id, int attempt, RunState state, OwnerId owner, long claimedAtMs, boolean handStarted,
+             RunStart start, RunExit exit, ExitOwner exitOwner, Verdict verdict, String diagnosis,
+             StopIntent stopIntent) {
+    this(id, attempt, state, owner, claimedAtMs, handStarted, start, exit, exitOwner, verdict, diagnosis, stopIntent,
+        null);
+  }
+
+  /** A run without a stop intent or a result. */
   public Run(RunId id, int attempt, RunState state, OwnerId owner, long claimedAtMs, boolean handStarted,
              RunStart start, RunExit exit, ExitOwner exitOwner, Verdict verdict, String diagnosis) {
-    this(id, attempt, state, owner, claimedAtMs, handStarted, start, exit, exitOwner, verdict, diagnosis, null);
+    this(id, attempt, state, owner, claimedAtMs, handStarted, start, exit, exitOwner, verdict, diagnosis, null, null);
+  }
+
+  /**
+   * Checks a result as a run or a finish carries it: none, or one of at most {@link #MAX_RESULT_BYTES}
+   * bytes of UTF-8 with the verdict SUCCEEDED.
+   *
+   * @throws IllegalArgumentException naming the rule broken
+   */
+  public static void checkResult(String result, Verdict verdict) {
+    if (result == null) {
+      return;
+    }
+    if (verdict != Verdict.SUCCEEDED) {
+      throw new IllegalArgumentException("only a SUCCEEDED run has a result (verdict " + verdict + ")");
+    }
+    long bytes = utf8Length(result);
+    if (bytes > MAX_RESULT_BYTES) {
+      throw new IllegalArgumentException("result (" + bytes + " bytes) must be at most " + MAX_RESULT_BYTES
+          + " bytes of UTF-8");
+    }
+  }
+
+  /** How many bytes {@code s} takes in UTF-8 (an unpaired surrogate as the 3 of its replacement). */
+  static long utf8Length(String s) {
+    long n = 0;
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c < 0x80) {
+        n += 1;
+      } else if (c < 0x800) {
+        n += 2;
+      } else if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+        n += 4;
+        i++;
+      } else {
+        n += 3;
+      }
+    }
+    return n;
   }
 
   public TicketId ticket() {
@@ -73,7 +129,7 @@ public record Run(
   /** The run under a new owner, as {@code adoptClaim} and {@code readopt} leave it. */
   public Run ownedBy(OwnerId newOwner) {
     return new Run(id, attempt, state, newOwner, claimedAtMs, handStarted, start, exit, exitOwner, verdict, diagnosis,
-        stopIntent);
+        stopIntent, result);
   }
 
   public Run exited(RunExit newExit, ExitOwner newExitOwner) {
@@ -81,14 +137,20 @@ public record Run(
         null, stopIntent);
   }
 
+  /** The run settled without a result. */
   public Run settled(Verdict newVerdict, String newDiagnosis) {
+    return settled(newVerdict, newDiagnosis, null);
+  }
+
+  /** The run settled with {@code newResult} (JSON text, or {@code null} for none). */
+  public Run settled(Verdict newVerdict, String newDiagnosis, String newResult) {
     return new Run(id, attempt, RunState.SETTLED, owner, claimedAtMs, handStarted, start, exit, exitOwner, newVerdict,
-        newDiagnosis, stopIntent);
+        newDiagnosis, stopIntent, newResult);
   }
 
   /** The run with {@code intent} on record. */
   public Run withStopIntent(StopIntent intent) {
     return new Run(id, attempt, state, owner, claimedAtMs, handStarted, start, exit, exitOwner, verdict, diagnosis,
-        intent);
+        intent, result);
   }
 }

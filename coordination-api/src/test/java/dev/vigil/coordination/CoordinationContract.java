@@ -542,6 +542,58 @@ public abstract class CoordinationContract {
     assertEquals(before, c.store().snapshot());
   }
 
+  // ---- results ----
+
+  @Test
+  void aSucceededFinish_storesItsResultWithTheRun_andEveryReadOfTheRunHasIt() {
+    TicketId t = submit();
+    RunId run = runToExit(t, A, T0);
+    String result = "{\"primes\":9592,\"below\":100000,\"name\":\"caf\u00e9 \u2603\"}";
+    Settlement.Settled s = assertInstanceOf(Settlement.Settled.class,
+        c.finish(Finish.succeeded(ExitOwner.supervisor(A), run, "counted", result), T0 + 1));
+    assertEquals(result, s.run().result(), "the settlement names the run with its result");
+    assertEquals(result, c.store().run(run).orElseThrow().result());
+    assertEquals(result, c.store().runsOf(t).get(0).result());
+    assertEquals(result, c.store().runs(RunState.SETTLED).get(0).result());
+    assertEquals(result, c.store().snapshot().runs().get(0).result());
+
+    TicketId other = submit();
+    RunId plain = claim(other, A, T0).run().id();
+    c.start(plain, A, runStart(T0));
+    ExitAndFinish ef = c.takeExitAndFinish(plain, ExitOwner.supervisor(A), RunExit.code(0, T0 + 2),
+        Finish.succeeded(ExitOwner.supervisor(A), plain, null, "[1,2,3]"), T0 + 2);
+    assertEquals("[1,2,3]", assertInstanceOf(Settlement.Settled.class, ef.settlement().orElseThrow()).run().result());
+    assertEquals("[1,2,3]", c.store().run(plain).orElseThrow().result(), "takeExitAndFinish stores it too");
+  }
+
+  @Test
+  void aRunWithoutAResult_readsNull_andAResultIsOnlyForSucceeded_andAtMost64KiB() {
+    TicketId t = submit();
+    RunId run = runToExit(t, A, T0);
+    settle(run, A, Verdict.SUCCEEDED, T0 + 1);
+    assertEquals(null, c.store().run(run).orElseThrow().result());
+    IllegalArgumentException failed = assertThrows(IllegalArgumentException.class,
+        () -> new Finish(run, ExitOwner.supervisor(A), Verdict.FAILED, null, 0, false, "1"));
+    assertTrue(failed.getMessage().contains("only a SUCCEEDED run has a result"), failed.getMessage());
+    String atTheBound = "\"" + "x".repeat(Run.MAX_RESULT_BYTES - 2) + "\"";
+    new Finish(run, ExitOwner.supervisor(A), Verdict.SUCCEEDED, null, 0, false, atTheBound);
+    String over = "\"" + "\u00e9".repeat(Run.MAX_RESULT_BYTES / 2) + "\""; // 2 bytes each in UTF-8
+    IllegalArgumentException big = assertThrows(IllegalArgumentException.class,
+        () -> new Finish(run, ExitOwner.supervisor(A), Verdict.SUCCEEDED, null, 0, false, over));
+    assertTrue(big.getMessage().contains("65538 bytes") && big.getMessage().contains("at most 65536"),
+        big.getMessage());
+  }
+
+  @Test
+  void aDeniedFinish_storesNoResult() {
+    TicketId t = submit();
+    RunId run = runToExit(t, A, T0);
+    settle(run, A, Verdict.FAILED, T0 + 1);
+    assertEquals(new Settlement.Denied(Settlement.Reason.ALREADY_SETTLED),
+        c.finish(Finish.succeeded(ExitOwner.supervisor(A), run, null, "{\"late\":true}"), T0 + 2));
+    assertEquals(null, c.store().run(run).orElseThrow().result(), "C8: a second finish changes nothing");
+  }
+
   // ---- finish (C7, C8, Q1, Q2, Q5, Q7, Q8) ----
 
   @Test

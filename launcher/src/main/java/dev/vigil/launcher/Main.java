@@ -563,7 +563,8 @@ public final class Main implements Runnable {
   }
 
   @Command(name = "show", mixinStandardHelpOptions = true, description = "One ticket in detail: its command, "
-      + "directory, environment (names only), time limit, labels and every run.")
+      + "directory, environment (names only), time limit, labels and every run, with the result its worker "
+      + "returned (cut to a line here; --json shows it whole).")
   static final class ShowCmd extends Sub {
     @Parameters(paramLabel = "TICKET", description = "a ticket id, like t-12")
     String ticket;

@@ -9,6 +9,7 @@ import dev.vigil.coordination.RunSpec;
 import dev.vigil.coordination.WorkerTypeName;
 import dev.vigil.launcher.internal.Wire;
 import dev.vigil.supervisor.engine.WorkerTypeSpec;
+import dev.vigil.worker.JsonBinding;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -101,13 +102,15 @@ public record Task(Lane lane, String type, String payload, Integer maxAttempts, 
   }
 
   /**
-   * Work for the worker type {@code type}, with {@code payload} as its input: any object Jackson
-   * serialises to a JSON object (a record, a map, a {@link JsonNode}).
+   * Work for the worker type {@code type}, with {@code payload} as its input: any object
+   * {@link JsonBinding} writes as a JSON object (a record, a map, a {@link JsonNode}), with the
+   * configuration the worker's {@code WorkContext.payload(Class)} binds it back with ({@code java.time}
+   * values as ISO-8601 text).
    *
-   * @throws IllegalArgumentException when the payload is not a JSON object
+   * @throws IllegalArgumentException when the payload is not a JSON object, or cannot be written as JSON
    */
   public static Builder worker(String type, Object payload) {
-    JsonNode n = Wire.JSON.valueToTree(Objects.requireNonNull(payload, "payload"));
+    JsonNode n = JsonBinding.toJson(Objects.requireNonNull(payload, "payload"));
     if (n == null || !n.isObject()) {
       throw new IllegalArgumentException("payload must serialise to a JSON object, not " + (n == null ? "null"
           : n.getNodeType()));

@@ -12,6 +12,8 @@ import java.util.List;
 final class Views {
   /** The longest command a list line shows before it is cut. */
   static final int COMMAND_WIDTH = 40;
+  /** The most of a run's result a ticket's detail shows, characters; {@code --json} shows it whole. */
+  static final int RESULT_WIDTH = 300;
 
   private Views() {}
 
@@ -105,7 +107,10 @@ final class Views {
         r.path("handStarted").asBoolean() ? " (by hand)" : "");
   }
 
-  /** One ticket in detail: its line, then what it runs, where, with which variables, its limit, labels and retries. */
+  /**
+   * One ticket in detail: its line, then what it runs, where, with which variables, its limit, labels,
+   * retries and its runs, each with the result its worker returned, if any.
+   */
   static List<String> ticketDetail(JsonNode t) {
     List<String> out = new ArrayList<>();
     out.add(ticketLine(t));
@@ -139,8 +144,24 @@ final class Views {
     }
     for (JsonNode r : t.path("runs")) {
       out.add("  " + runLine(r));
+      if (r.hasNonNull("result")) {
+        out.add("    result   " + result(r.path("result"), t.path("id").asText()));
+      }
     }
     return out;
+  }
+
+  /**
+   * A run's result on one line as compact JSON; one longer than {@value #RESULT_WIDTH} characters is
+   * cut there, with its whole length and where to see all of it.
+   */
+  static String result(JsonNode result, String ticket) {
+    String json = result.toString();
+    if (json.length() <= RESULT_WIDTH) {
+      return json;
+    }
+    return json.substring(0, RESULT_WIDTH - 1) + "… (cut: " + String.format("%,d", json.length())
+        + " characters in all; vigil show " + ticket + " --json shows it whole)";
   }
 
   /** An event in one line: id, kind, what it is about, and what happened. */

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.vigil.coordination.Lane;
 import dev.vigil.coordination.NewTicket;
 import dev.vigil.coordination.Run;
+import dev.vigil.coordination.RunId;
 import dev.vigil.coordination.StopIntent;
 import dev.vigil.coordination.Ticket;
 import dev.vigil.coordination.TicketId;
@@ -17,6 +18,7 @@ import dev.vigil.supervisor.engine.Command;
 import dev.vigil.supervisor.engine.Reply;
 import dev.vigil.supervisor.engine.Status;
 import dev.vigil.supervisor.engine.WorkerTypeSpec;
+import dev.vigil.worker.JsonBinding;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -344,6 +346,36 @@ public final class Vigil implements AutoCloseable {
   public List<Run> runs(TicketId id) {
     Reply r = call(new Command.Show(id));
     return r instanceof Reply.TicketDetail d ? d.runs() : List.of();
+  }
+
+  /**
+   * What the worker of {@code runId} returned with its success ({@code Outcome.succeeded(result)}), as
+   * JSON; empty when the run has no result: it has not settled, did not succeed, its worker returned
+   * none (the built-in command type never does), or there is no such run.
+   */
+  public Optional<JsonNode> runResult(RunId runId) {
+    Objects.requireNonNull(runId, "runId");
+    return runs(runId.ticket()).stream().filter(r -> r.id().equals(runId)).findFirst()
+        .map(Run::result).map(Wire::json);
+  }
+
+  /**
+   * {@link #runResult(RunId)} bound to {@code type} (a record, a bean, a map…) with the configuration
+   * the worker wrote it with ({@code dev.vigil.worker.JsonBinding}: records and {@code java.time} as they
+   * are, unknown fields refused).
+   *
+   * @throws IllegalArgumentException one line naming the run, the type, the field and why, when the
+   *                                  stored result does not bind to {@code type}
+   */
+  public <T> Optional<T> runResult(RunId runId, Class<T> type) {
+    Objects.requireNonNull(type, "type");
+    return runResult(runId).map(json -> {
+      try {
+        return JsonBinding.fromJson(json, type);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("the result of " + runId + ": " + e.getMessage(), e);
+      }
+    });
   }
 
   /**

@@ -151,7 +151,7 @@ class JsonShapesTest {
     assertEquals(List.of(), wrong, "fields of --json output missing from docs/CLI.md or with another type");
     assertTrue(tasks.get(0).path("payload").isObject(), "a payload is a JSON object, not a string: " + tasks.get(0));
     for (String f : List.of("status runs[].supervision", "status lanes[].parkedTickets", "ticket spec.env[]",
-        "run start.identity.pid", "service failuresInWindow", "event verdict", "ticket labels")) {
+        "run start.identity.pid", "run result", "service failuresInWindow", "event verdict", "ticket labels")) {
       assertTrue(seen.contains(f), "the commands printed " + f + ": " + seen);
     }
   }

@@ -15,7 +15,8 @@ import java.util.Objects;
  *       wrote.
  *   <li>It was stopped for its time limit (on record, Q12): FAILED "timed out after …", one attempt
  *       spent, whatever it wrote.
- *   <li>The worker wrote an outcome: its verdict and note (a STALLED outcome until its hint, Q2).
+ *   <li>The worker wrote an outcome: its verdict and note (a STALLED outcome until its hint, Q2),
+ *       and for SUCCEEDED the result it returned, if any.
  *   <li>It wrote none, or one that cannot be read, after this daemon stopped it with a stop other
  *       than the idle shutdown (park, another build, an operator): STALLED now, no attempt spent;
  *       its work is left resumable.
@@ -36,13 +37,20 @@ public final class Verdicts {
      * @param verdict          what it wrote
      * @param stallUntilWallMs for STALLED, when the ticket is due again (Q2); else 0
      * @param note             its note for humans, or {@code null}
+     * @param result           for SUCCEEDED, what it returned as JSON text, or {@code null}
      */
-    record Written(Verdict verdict, long stallUntilWallMs, String note) implements Outcome {
+    record Written(Verdict verdict, long stallUntilWallMs, String note, String result) implements Outcome {
       public Written {
         Objects.requireNonNull(verdict, "verdict");
         if (verdict != Verdict.STALLED && stallUntilWallMs != 0) {
           throw new IllegalArgumentException("stallUntilWallMs is only for STALLED outcomes");
         }
+        dev.vigil.coordination.Run.checkResult(result, verdict);
+      }
+
+      /** An outcome without a result. */
+      public Written(Verdict verdict, long stallUntilWallMs, String note) {
+        this(verdict, stallUntilWallMs, note, null);
       }
     }
 
@@ -96,8 +104,21 @@ public final class Verdicts {
     /** The diagnosis to record, or {@code null} (a worker's outcome without a note). */
     String diagnosis();
 
-    /** The worker's own outcome. */
-    record Reported(Verdict verdict, long stallUntilWallMs, String diagnosis) implements Judgement {}
+    /**
+     * The result to store with the run, JSON text, or {@code null}: only the worker's own SUCCEEDED
+     * outcome has one; a kill or a time-out on record drops what the worker returned.
+     */
+    default String result() {
+      return null;
+    }
+
+    /** The worker's own outcome, with its result when it returned one. */
+    record Reported(Verdict verdict, long stallUntilWallMs, String diagnosis, String result) implements Judgement {
+      /** An outcome without a result. */
+      public Reported(Verdict verdict, long stallUntilWallMs, String diagnosis) {
+        this(verdict, stallUntilWallMs, diagnosis, null);
+      }
+    }
 
     /** No outcome after this daemon's stop: STALLED, no attempt spent. */
     record StoppedWithoutOutcome(long stallUntilWallMs, String diagnosis) implements Judgement {
@@ -149,7 +170,7 @@ public final class Verdicts {
     } else if (ending.intent() == StopIntent.TIMEOUT) {
       return new Judgement.TimedOut(timedOut(ending.timeoutMs()));
     } else if (o instanceof Outcome.Written w) {
-      return new Judgement.Reported(w.verdict(), w.stallUntilWallMs(), w.note());
+      return new Judgement.Reported(w.verdict(), w.stallUntilWallMs(), w.note(), w.result());
     } else if (o instanceof Outcome.Missing m) {
       return withoutOutcome(ending, m.diagnosis(), nowWallMs);
     } else {

@@ -25,7 +25,8 @@ class VerdictsTest {
         Verdict v = Props.pick(r, Verdict.SUCCEEDED, Verdict.FAILED, Verdict.STALLED, Verdict.BLOCKED,
             Verdict.PERMANENT_FAILURE);
         yield new Outcome.Written(v, v == Verdict.STALLED ? Props.near(r, now, 60_000) : 0,
-            r.nextBoolean() ? null : "note " + r.nextInt(100));
+            r.nextBoolean() ? null : "note " + r.nextInt(100),
+            v == Verdict.SUCCEEDED && r.nextBoolean() ? "{\"n\":" + r.nextInt(100) + "}" : null);
       }
     };
   }
@@ -37,7 +38,7 @@ class VerdictsTest {
         Judgement.TimedOut.class, "a kill wins over the worker's outcome", "a time-out wins over the worker's outcome",
         "outcome wins over a stop", "outcome wins over no go", "idle-shutdown stop without an outcome: LOST",
         "stopped and never told to go: the stop speaks", "stalled outcome keeps its hint", "unknown exit",
-        "exit by signal", "reported without a note");
+        "exit by signal", "reported without a note", "a success keeps its result", "a kill drops the result");
     Props.forSeeds(3_000, seed -> {
       SplittableRandom r = new SplittableRandom(seed);
       long now = Props.near(r, NOW, 1_000);
@@ -57,6 +58,17 @@ class VerdictsTest {
       assertEquals(VerdictLaw.decide(ending, now), j, ctx);
       SupervisorInvariants.q1q2VerdictOfAnEndedRun(ending, j, ctx);
       cov.saw(j);
+      if (outcome instanceof Outcome.Written w && w.result() != null) {
+        if (j instanceof Judgement.Reported) {
+          assertEquals(w.result(), j.result(), "a success's result is what the settlement stores: " + ctx);
+          cov.label("a success keeps its result");
+        } else {
+          assertEquals(null, j.result(), "only the worker's own success keeps a result: " + ctx);
+          if (j instanceof Judgement.Killed) {
+            cov.label("a kill drops the result");
+          }
+        }
+      }
       if (intent != null) {
         if (outcome instanceof Outcome.Written) {
           cov.label(intent.kill() ? "a kill wins over the worker's outcome" : "a time-out wins over the worker's outcome");

@@ -27,6 +27,21 @@ public interface WorkContext {
   /** The payload given at submission (a JSON object; empty object when none was given). */
   JsonNode payload();
 
+  /**
+   * The payload bound to {@code type} (a record, a bean, a map…) as {@link JsonBinding} binds: records
+   * and {@code java.time} values work as they are; a field {@code type} does not declare is refused
+   * (annotate the type with {@code @JsonIgnoreProperties(ignoreUnknown = true)} to accept it), and so
+   * is a missing or {@code null} value for a primitive.
+   *
+   * @throws PayloadBindingException with one line naming the type, the field and why, when the payload
+   *                                 does not bind. Let it escape {@link WorkerType#run}: the run settles
+   *                                 PERMANENT_FAILURE with that line, and no further attempt is spent on
+   *                                 a payload that can never bind.
+   */
+  default <T> T payload(Class<T> type) {
+    return JsonBinding.bind(payload(), type, "payload", PayloadBindingException::new);
+  }
+
   /** The run directory (0700); a type may keep files of its own there. */
   Path runDirectory();
 
@@ -119,7 +134,7 @@ public interface WorkContext {
     return new Outcome.Succeeded("");
   }
 
-  /** The work succeeded, with a detail. */
+  /** The work succeeded, with a detail (a success with a result: {@link Outcome#succeeded(Object)}). */
   default Outcome succeeded(String detail) {
     return new Outcome.Succeeded(detail);
   }

@@ -20,7 +20,11 @@ public interface WorkerType {
   String name();
 
   /**
-   * Does the work. A thrown exception settles the run as FAILED with the exception as the detail.
+   * Does the work. A thrown exception settles the run as FAILED with the exception as the detail,
+   * except two that a retry could only repeat, which settle it PERMANENT_FAILURE with their one-line
+   * message: a {@link PayloadBindingException} (the payload does not bind to the type asked for,
+   * {@link WorkContext#payload(Class)}) and a {@link ResultRefusedException} (the result is too large
+   * or cannot be written as JSON, {@link Outcome#succeeded(Object)}).
    *
    * @param context ids, payload, busy evidence, quiesce and stop notifications, outcome helpers
    * @return how the work ended

@@ -319,7 +319,7 @@ public final class LeaseLaw implements Coordination, Store {
     TicketMove move = policy.decide(t, run.handStarted(), f.verdict(), f.diagnosis(), f.stallUntilMs(), nowMs,
         run.stopIntent());
     Ticket after = move.applyTo(t);
-    Run settled = run.settled(f.verdict(), f.diagnosis());
+    Run settled = run.settled(f.verdict(), f.diagnosis(), f.result());
     tickets.put(after.id(), after);
     runs.put(settled.id(), settled);
     leases.remove(run.ticket());

@@ -117,8 +117,9 @@ public final class RandomSteps {
       Verdict v = killed && rnd.nextInt(6) != 0 ? Verdict.KILLED
           : !killed && rnd.nextInt(25) == 0 ? Verdict.KILLED : pick(List.of(FINISHABLE));
       long stallUntil = v == Verdict.STALLED ? now + rnd.nextInt(3) * 60_000L : 0;
+      String result = v == Verdict.SUCCEEDED && rnd.nextBoolean() ? "{\"n\":" + rnd.nextInt(100) + "}" : null;
       Finish f = new Finish(r.id(), claimant, v, rnd.nextBoolean() ? null : "exit " + r.exit(), stallUntil,
-          rnd.nextInt(8) == 0);
+          rnd.nextInt(8) == 0, result);
       return new Step.Finish(f, now);
     } else if (dice < 87) {
       return new Step.Park(ticketId());

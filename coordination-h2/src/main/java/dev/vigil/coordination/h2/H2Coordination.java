@@ -877,6 +877,10 @@ public final class H2Coordination implements Coordination, AutoCloseable {
         return new Settlement.Denied(Denials.finish(Rows.run(c, runId), f).orElseThrow(raced("finish of " + runId)));
       }
       requireOne(n, "finish of " + runId);
+      if (f.result() != null) {
+        requireOne(update(c, "INSERT INTO run_results(run_id, result) VALUES (?, ?)", runId.toString(), f.result()),
+            "result of " + runId);
+      }
       Run settled = Rows.run(c, runId).orElseThrow();
       Ticket t = lockedTicket(c, runId.ticket());
       TicketMove move = policy.decide(t, settled.handStarted(), f.verdict(), f.diagnosis(), f.stallUntilMs(), nowMs,

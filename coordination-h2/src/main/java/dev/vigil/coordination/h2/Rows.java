@@ -38,7 +38,8 @@ final class Rows {
       + "attempts_granted, retry_of, retried_as";
   static final String RUN_COLUMNS = "run_id, ticket_id, number, attempt, state, owner_id, claimed_at_ms, "
       + "hand_started, boot_id, pid, start_ticks, pgid, build, token_hash, started_at_ms, exit_code, exit_signal, "
-      + "exit_at_ms, exit_role, exit_owner_id, verdict, diagnosis, stop_intent, timeout_ms";
+      + "exit_at_ms, exit_role, exit_owner_id, verdict, diagnosis, stop_intent, timeout_ms, "
+      + "(SELECT rr.result FROM run_results rr WHERE rr.run_id = runs.run_id) AS result";
   static final String EVENT_COLUMNS = "id, at_ms, kind, ticket_id, run_id, service, verdict, ticket_state, note";
   static final String LEASE_COLUMNS = "ticket_id, run_id, owner_id, expires_at_ms";
   static final String OWNER_COLUMNS = "owner_id, host, boot_id, pid, start_ticks, pgid, build, started_at_ms";
@@ -108,7 +109,7 @@ final class Rows {
     return text.substring(colon + 1, at[0]);
   }
 
-  /** A {@link Run} from a row selected with {@link #RUN_COLUMNS}. */
+  /** A {@link Run} from a row selected with {@link #RUN_COLUMNS} ({@code FROM runs}, which its result's subquery names). */
   static Run run(ResultSet rs) throws SQLException {
     RunId id = new RunId(new TicketId(rs.getLong("ticket_id")), rs.getInt("number"));
     RunStart start = null;
@@ -130,7 +131,7 @@ final class Rows {
     return new Run(id, rs.getInt("attempt"), RunState.valueOf(rs.getString("state")),
         new OwnerId(rs.getString("owner_id")), rs.getLong("claimed_at_ms"), rs.getBoolean("hand_started"), start,
         exit, exitOwner, verdict == null ? null : Verdict.valueOf(verdict), rs.getString("diagnosis"),
-        intent == null ? null : StopIntent.valueOf(intent));
+        intent == null ? null : StopIntent.valueOf(intent), rs.getString("result"));
   }
 
   /** A {@link Lease} from a row selected with {@link #LEASE_COLUMNS}. */

@@ -39,13 +39,23 @@ import java.util.List;
  *       every settlement is reported exactly once.
  * </ul>
  *
+ * <p>Version 3 (worker results):
+ * <ul>
+ *   <li>{@code run_results}: one row per run that settled SUCCEEDED with a result ({@code run_id}
+ *       PRIMARY KEY, an FK to runs; {@code result}, the JSON text the worker returned, at most 64 KiB,
+ *       which {@code Finish} checks in bytes). Written once, in the transaction of the finish, and never
+ *       updated. A table of its own rather than a column of {@code runs}: a run's row changes at each
+ *       step of its life, and in the append-only store every change rewrites the page that holds it
+ *       with its neighbours, so results stay out of those pages. An older run has no row: no result.
+ * </ul>
+ *
  * <p>H2 commits each DDL statement on its own, so a migration is written to be re-run from any
  * point ({@code IF NOT EXISTS}); {@code schema_version} is created first, so a crash inside
  * version 1 leaves a database this class recognises and completes.
  */
 final class Schema {
   /** The newest schema this build writes. */
-  static final int CURRENT_VERSION = 2;
+  static final int CURRENT_VERSION = 3;
 
   /** One step of a migration: a statement, or code that reads the schema first. */
   interface Change {
@@ -170,7 +180,13 @@ final class Schema {
           )""",
           "CREATE INDEX IF NOT EXISTS leases_owner ON leases(owner_id)"))),
       new Migration(2, "task control: directories, environments, time limits, labels, grants, retries, kills, events",
-          migration2()));
+          migration2()),
+      new Migration(3, "worker results", sql(List.of(
+          """
+          CREATE TABLE IF NOT EXISTS run_results (
+            run_id VARCHAR(32) NOT NULL PRIMARY KEY REFERENCES runs(run_id),
+            result VARCHAR(65536) NOT NULL
+          )"""))));
 
   private static List<Change> migration2() {
     List<Change> out = new ArrayList<>(sql(List.of(

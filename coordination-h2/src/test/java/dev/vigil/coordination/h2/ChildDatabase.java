@@ -85,12 +85,15 @@ public final class ChildDatabase {
       }
       ack(out, "EXIT " + run);
       Verdict v = verdicts.get(rnd.nextInt(verdicts.size()));
+      String result = v == Verdict.SUCCEEDED && rnd.nextBoolean() ? "{\"run\":\"" + run + "\",\"round\":" + round + "}"
+          : null;
       Finish f = v == Verdict.STALLED ? Finish.stalled(ExitOwner.supervisor(owner), run, now, "quota")
+          : v == Verdict.SUCCEEDED ? Finish.succeeded(ExitOwner.supervisor(owner), run, "round " + round, result)
           : Finish.as(ExitOwner.supervisor(owner), run, v, "round " + round);
       if (!(h2.finish(f, now) instanceof Settlement.Settled)) {
         throw new AssertionError("finish of " + run);
       }
-      ack(out, "FINISH " + run);
+      ack(out, "FINISH " + run + (result == null ? "" : " " + result));
       if (h2.compactions() > compactions) {
         compactions = h2.compactions();
         ack(out, "COMPACTIONS " + compactions);

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Durability across {@code kill -9}: a child JVM ({@link ChildDatabase}) submits, claims, starts,
- * takes exits and finishes in a loop, printing each acknowledged decision; the test kills it with
+ * takes exits and finishes (some with a result) in a loop, printing each acknowledged decision; the test kills it with
  * SIGKILL at a random moment, reopens the database and requires every acknowledged decision to be
  * there and no partial transaction to be visible (the invariants, and a LEASED ticket always has
  * its one CLAIMED or RUNNING run and its lease: C1, C7). Every round continues the same file;
@@ -116,7 +116,8 @@ class H2CrashTest {
         case "ABORT" -> has(runs, f[1], r -> r.verdict() == Verdict.ABANDONED);
         case "START" -> has(runs, f[1], r -> r.start() != null);
         case "EXIT" -> has(runs, f[1], r -> r.exitOwner() != null);
-        case "FINISH" -> has(runs, f[1], r -> r.state() == RunState.SETTLED);
+        case "FINISH" -> has(runs, f[1], r -> r.state() == RunState.SETTLED
+            && java.util.Objects.equals(r.result(), f.length > 2 ? f[2] : null));
         default -> throw new AssertionError("unknown line from the child: " + line);
       };
       if (!there) {

@@ -42,7 +42,8 @@ import org.junit.jupiter.api.io.TempDir;
  * and filled with the rows that version wrote (a finished ticket, one held after three failures, one
  * running under a lease, an idempotency key, a parked lane) opens under this build, keeps every row,
  * reads every new field at its default, reports the earlier settlements once in the event stream,
- * keeps the store's invariants, and takes the new verbs.
+ * keeps the store's invariants, and takes the new verbs. Schema version 3 upgrades a home written by
+ * version 2 the same way: its runs read without results, and the next run that succeeds keeps one.
  */
 class H2MigrationTest {
   @TempDir
@@ -148,7 +149,92 @@ class H2MigrationTest {
       assertEquals(1, rs.getInt(1));
       assertTrue(rs.next());
       assertEquals(2, rs.getInt(1));
+      assertTrue(rs.next());
+      assertEquals(3, rs.getInt(1));
       assertTrue(!rs.next());
+    }
+  }
+
+  /**
+   * A version-2 store, as a daemon of the build before results left it: a ticket that succeeded, one
+   * running under a lease, and their events.
+   */
+  private Path versionTwoStore() throws Exception {
+    Path file = dir.resolve("v2.mv.db");
+    String base = file.toString().substring(0, file.toString().length() - ".mv.db".length());
+    try (Connection c = DatabaseFile.connect("jdbc:h2:file:" + base)) {
+      c.setAutoCommit(false);
+      assertEquals(2, Schema.migrate(c, file.toString(), 2));
+      try (Statement s = c.createStatement()) {
+        s.execute("INSERT INTO lanes VALUES ('default', FALSE)");
+        s.execute("UPDATE counters SET issued = 2 WHERE name = 'ticket_seq'");
+        s.execute("UPDATE counters SET issued = 1 WHERE name = 'event_seq'");
+        s.execute("INSERT INTO owners VALUES ('d-old', 'host', 'boot', 4242, 99, 4242, '0.9.1', " + T + ")");
+        s.execute("INSERT INTO tickets(id, lane, type, payload, state, attempts_used, max_attempts, priority,"
+            + " not_before_ms, created_at_ms, parked, hold_reason, spawn_failures, labels) VALUES (1, 'default', 'count',"
+            + " '{\"below\":10}', 'SUCCEEDED', 1, 3, 0, 0, " + T + ", FALSE, NULL, 0, '')");
+        s.execute("INSERT INTO tickets(id, lane, type, payload, state, attempts_used, max_attempts, priority,"
+            + " not_before_ms, created_at_ms, parked, hold_reason, spawn_failures, labels) VALUES (2, 'default', 'count',"
+            + " '{\"below\":100}', 'LEASED', 0, 3, 0, 0, " + T + ", FALSE, NULL, 0, '')");
+        s.execute("INSERT INTO runs(run_id, ticket_id, number, attempt, state, owner_id, claimed_at_ms, hand_started,"
+            + " boot_id, pid, start_ticks, pgid, build, token_hash, started_at_ms, exit_code, exit_at_ms, exit_role,"
+            + " exit_owner_id, verdict, diagnosis, timeout_ms) VALUES ('t-1.1', 1, 1, 1, 'SETTLED', 'd-old', " + T
+            + ", FALSE, 'boot', 100, 5, 100, '0.9.1', '" + "cd".repeat(32) + "', " + (T + 1) + ", 0, " + (T + 2)
+            + ", 'SUPERVISOR', 'd-old', 'SUCCEEDED', '4 primes', 0)");
+        s.execute("INSERT INTO runs(run_id, ticket_id, number, attempt, state, owner_id, claimed_at_ms, hand_started,"
+            + " boot_id, pid, start_ticks, pgid, build, token_hash, started_at_ms, timeout_ms) VALUES ('t-2.1', 2, 1, 1,"
+            + " 'RUNNING', 'd-old', " + T + ", FALSE, 'boot', 777, 55, 777, '0.9.1', '" + "ab".repeat(32) + "', "
+            + (T + 1) + ", 0)");
+        s.execute("INSERT INTO leases VALUES (2, 't-2.1', 'd-old', " + (T + 30_000) + ")");
+        s.execute("INSERT INTO events(id, at_ms, kind, ticket_id, run_id, verdict, ticket_state, note) VALUES (1, "
+            + (T + 2) + ", 'SETTLED', 1, 't-1.1', 'SUCCEEDED', 'SUCCEEDED', '4 primes')");
+      }
+      c.commit();
+      try (Statement s = c.createStatement()) {
+        s.execute("SHUTDOWN");
+      }
+    }
+    return file;
+  }
+
+  @Test
+  void aStoreWrittenByVersionTwoOpens_itsRunsWithoutResults_andTheNextSucceededRunKeepsItsResult() throws Exception {
+    Path file = versionTwoStore();
+    OwnerId me = new OwnerId("d-new");
+    String result = "{\"primes\":25,\"below\":100}";
+    RunId running = RunId.parse("t-2.1");
+    try (H2Coordination h2 = H2Coordination.open(file, H2Options.defaults())) {
+      CoordinationInvariants.check(h2.store());
+      Run old = h2.store().run(RunId.parse("t-1.1")).orElseThrow();
+      assertEquals(Verdict.SUCCEEDED, old.verdict());
+      assertEquals("4 primes", old.diagnosis());
+      assertNull(old.result(), "a run settled before version 3 has no result");
+      assertNull(h2.store().run(running).orElseThrow().result());
+
+      h2.readopt(running, me, T + 10, 30_000);
+      h2.takeExit(running, ExitOwner.supervisor(me), RunExit.code(0, T + 11));
+      Settlement.Settled s = assertInstanceOf(Settlement.Settled.class,
+          h2.finish(Finish.succeeded(ExitOwner.supervisor(me), running, "25 primes", result), T + 12));
+      assertEquals(result, s.run().result());
+      assertEquals(List.of(1L, 2L), h2.store().events(0, 100).stream().map(Event::id).toList(),
+          "events continue after the ones version 2 wrote");
+      CoordinationInvariants.check(h2.store());
+    }
+    try (H2Coordination again = H2Coordination.open(file, H2Options.defaults())) {
+      assertEquals(result, again.store().run(running).orElseThrow().result(), "the result is durable");
+      assertEquals(java.util.Arrays.asList(null, result),
+          again.store().runs(RunState.SETTLED).stream().map(Run::result).toList());
+      CoordinationInvariants.check(again.store());
+    }
+    String base = file.toString().substring(0, file.toString().length() - ".mv.db".length());
+    try (Connection c = DatabaseFile.connect("jdbc:h2:file:" + base + ";IFEXISTS=TRUE");
+         Statement s = c.createStatement();
+         ResultSet rs = s.executeQuery("SELECT version FROM schema_version ORDER BY version")) {
+      List<Integer> versions = new java.util.ArrayList<>();
+      while (rs.next()) {
+        versions.add(rs.getInt(1));
+      }
+      assertEquals(List.of(1, 2, 3), versions, "version 3 is recorded once, after the two before it");
     }
   }
 

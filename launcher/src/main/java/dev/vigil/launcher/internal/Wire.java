@@ -389,7 +389,15 @@ public final class Wire {
     return o;
   }
 
-  /** A payload as the JSON it holds (an object for every submission made through the CLI), else as its text. */
+  /**
+   * A payload or a result as the JSON it holds (a payload is an object for every submission made
+   * through the CLI), else as its text.
+   */
+  /** Stored JSON text (a payload, a result) as the JSON value it holds, else as a JSON string of its text. */
+  public static JsonNode json(String text) {
+    return payload(text);
+  }
+
   static JsonNode payload(String text) {
     try {
       JsonNode n = JSON.readTree(text);
@@ -424,9 +432,13 @@ public final class Wire {
     return o;
   }
 
-  /** A run, with {@code verdict}, {@code exitCode}, {@code signal} and {@code pid} at the top. */
+  /**
+   * A run, with {@code verdict}, {@code exitCode}, {@code signal} and {@code pid} at the top, and its
+   * {@code result} as the JSON value the worker returned (not a string holding it), or {@code null}.
+   */
   public static ObjectNode run(Run r) {
     ObjectNode o = JSON.valueToTree(r);
+    o.set("result", r.result() == null ? JSON.getNodeFactory().nullNode() : payload(r.result()));
     o.put("pid", r.start() == null ? null : r.start().identity().pid());
     o.put("exitCode", r.exit() == null ? null : r.exit().exitCode());
     o.put("signal", r.exit() == null ? null : r.exit().signal());

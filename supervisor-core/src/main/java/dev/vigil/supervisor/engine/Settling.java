@@ -18,7 +18,8 @@ import java.util.Optional;
 /**
  * The end of a task run: its exit is taken once its worker is dead by identity and reservation
  * (C5, C6), and it is settled through the one verdict rule, {@link Verdicts} (Q1, Q2, Q5, Q7, Q12,
- * Q13), whether the supervisor or recovery took the exit.
+ * Q13), whether the supervisor or recovery took the exit. A worker's result goes into the same
+ * finish, so it is stored in the settlement's transaction or not at all.
  *
  * <p>The exit recorded is the one people are shown: the exit code or signal of the command the run
  * stands for, as the worker wrote it with its outcome, else the worker host's own as the shell saw
@@ -151,7 +152,7 @@ final class Settling {
     long timeoutMs = stored.map(Run::start).map(s -> s.timeoutMs()).orElse(0L);
     Verdicts.Judgement j = Verdicts.judge(new Verdicts.Ending(outcome(run), exit, stoppedBy, neverToldToGo, intent,
         timeoutMs), nowWallMs);
-    return new Finish(run, claimant, j.verdict(), j.diagnosis(), j.stallUntilWallMs(), forDeadExitOwner);
+    return new Finish(run, claimant, j.verdict(), j.diagnosis(), j.stallUntilWallMs(), forDeadExitOwner, j.result());
   }
 
   /** Records the store's decision on {@code f}. */
@@ -172,7 +173,7 @@ final class Settling {
   private Verdicts.Outcome outcome(RunId run) {
     OutcomeRecord o = ctx.directories.outcome(run);
     if (o instanceof OutcomeRecord.Written w) {
-      return new Verdicts.Outcome.Written(w.verdict(), w.stallUntilWallMs(), w.note());
+      return new Verdicts.Outcome.Written(w.verdict(), w.stallUntilWallMs(), w.note(), w.result());
     } else if (o instanceof OutcomeRecord.Absent a) {
       return new Verdicts.Outcome.Missing(a.diagnosis());
     } else if (o instanceof OutcomeRecord.Corrupt c) {

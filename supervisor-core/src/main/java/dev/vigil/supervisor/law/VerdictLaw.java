@@ -9,7 +9,7 @@ import dev.vigil.supervisor.Verdicts.Outcome;
 /**
  * Q1, Q2, Q5, Q12 and Q13 for one ended run as written: a kill on record is KILLED, a time-out on
  * record is FAILED "timed out after …", whatever the worker wrote; else a worker's own outcome is
- * its verdict; without one,
+ * its verdict (with its result, for SUCCEEDED); without one,
  * a stop by this daemon that could leave work behind (park, another build, an operator; never the
  * idle shutdown, which reaches only idle workers) or a worker never told to go costs no attempt
  * (STALLED now); anything else is LOST. The diagnosis says how the worker ended and why.
@@ -27,7 +27,8 @@ public final class VerdictLaw {
       return new Judgement.TimedOut("timed out after " + dev.vigil.supervisor.Durations.format(e.timeoutMs()));
     }
     if (e.outcome() instanceof Outcome.Written w) {
-      return new Judgement.Reported(w.verdict(), w.verdict() == Verdict.STALLED ? w.stallUntilWallMs() : 0, w.note());
+      return new Judgement.Reported(w.verdict(), w.verdict() == Verdict.STALLED ? w.stallUntilWallMs() : 0, w.note(),
+          w.verdict() == Verdict.SUCCEEDED ? w.result() : null);
     }
     String diagnosis = ((Outcome.Missing) e.outcome()).diagnosis();
     String how = e.exit() == null ? "unknown" : e.exit().toString();

@@ -59,7 +59,8 @@ class EnginePropertiesTest {
   void Q1_Q2_everyTicketSettlesWithExactAttempts() {
     simulate("Q1 Q2", Simulation.Profile.MIXED, 700).assertSaw(
         "every ticket settled", "settled SUCCEEDED", "settled FAILED", "settled LOST", "settled STALLED",
-        "settled BLOCKED", "settled PERMANENT_FAILURE", "verdict from the worker's outcome", "hand start HandStarted",
+        "settled BLOCKED", "settled PERMANENT_FAILURE", "verdict from the worker's outcome",
+        "a worker's result stored with its run", "hand start HandStarted",
         "hand start Denied", "hand start refused: lane full", "hand-started run settled: ticket HELD",
         "stopped by this daemon: no attempt spent", "no outcome: LOST", "corrupt outcome: LOST");
   }

@@ -180,6 +180,19 @@ public abstract class RunDirectoriesContract {
   }
 
   @Test
+  void aSucceededOutcome_readsBackWithItsResult_asCompactJsonText() {
+    int n = 0;
+    for (String result : java.util.List.of("{\"primes\":9592,\"below\":100000}", "[1,2.5,\"caf\u00e9\"]", "\"done\"",
+        "42", "true")) {
+      RunId run = task(++n).run();
+      prepare(new WorkerKey.Task(run));
+      OutcomeRecord.Written outcome = new OutcomeRecord.Written(Verdict.SUCCEEDED, 0, "counted", null, result);
+      writeOutcome(run, outcome);
+      assertEquals(outcome, directories().outcome(run), result);
+    }
+  }
+
+  @Test
   void anOutcomeFileThatCannotBeRead_readsAsCorrupt_withADiagnosisNamingIt() {
     int n = 0;
     for (Damage d : Damage.values()) {

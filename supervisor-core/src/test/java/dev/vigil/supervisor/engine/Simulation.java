@@ -1232,6 +1232,12 @@ final class Simulation {
     } else if (o instanceof OutcomeRecord.Written written) {
       expected = written.verdict();
       seen.saw("verdict from the worker's outcome");
+      if (!java.util.Objects.equals(r.result(), written.result())) {
+        violated("no outcome lost: " + s.run() + " settled with the result " + r.result() + " but its worker returned "
+            + written.result());
+      } else if (written.result() != null) {
+        seen.saw("a worker's result stored with its run");
+      }
       if (readopted.contains(s.run()) && w.gotGo) {
         seen.saw("D4: a readopted worker settled by its own outcome");
       }

@@ -8,9 +8,11 @@ import dev.vigil.supervisor.engine.port.OutcomeRecord;
 import dev.vigil.supervisor.engine.port.Prepared;
 import dev.vigil.supervisor.engine.port.RunDirectories;
 import dev.vigil.worker.Outcome;
+import dev.vigil.worker.internal.Json;
 import dev.vigil.worker.rundir.OutcomeRead;
 import dev.vigil.worker.rundir.RunDirectory;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Objects;
@@ -23,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * per task run (named after the run id) and one per service session ({@code s-<service>}). The
  * daemon creates the directory here and writes the payload at launch ({@link OsProcessTable}); the
  * rest is the worker's: the reservation lock it holds for life, {@code identity.json} with its
- * identity, build and token hash, {@code outcome.json} and {@code busy.json}.
+ * identity, build and token hash, {@code outcome.json} (whose result is read as compact JSON text, as
+ * the store keeps it) and {@code busy.json}.
  *
  * <p>Reads are permissive: a missing, truncated or corrupt file reads as a value with a diagnosis
  * and never throws. Threading: holds no state of its own, so every method is safe on any thread;
@@ -91,7 +94,9 @@ public final class DiskRunDirectories implements RunDirectories {
     if (read instanceof OutcomeRead.Recorded rec) {
       Outcome o = rec.outcome().outcome();
       long until = o instanceof Outcome.Stalled s ? s.untilMs() : 0;
-      return new OutcomeRecord.Written(o.verdict(), until, o.detail(), rec.outcome().exit());
+      String result = o instanceof Outcome.Succeeded s && s.result() != null
+          ? new String(Json.write(s.result()), StandardCharsets.UTF_8) : null;
+      return new OutcomeRecord.Written(o.verdict(), until, o.detail(), rec.outcome().exit(), result);
     } else if (read instanceof OutcomeRead.None none) {
       return Files.exists(dir.file(RunDirectory.OUTCOME))
           ? new OutcomeRecord.Corrupt(none.diagnosis())

@@ -12,6 +12,8 @@ import dev.vigil.supervisor.WorkGate;
 import dev.vigil.supervisor.WorkSet;
 import dev.vigil.supervisor.engine.port.IdentityRecord;
 import dev.vigil.worker.Outcome;
+import dev.vigil.worker.PayloadBindingException;
+import dev.vigil.worker.ResultRefusedException;
 import dev.vigil.worker.WorkContext;
 import dev.vigil.worker.WorkerType;
 import dev.vigil.worker.process.Processes;
@@ -57,10 +59,11 @@ import java.util.function.UnaryOperator;
  *   <li>Quiesce (S5): the gate answers {@code quiesced} (closed) or {@code busy}; {@code release}
  *       or the quiesce hold reopens it; the socket {@code stop} is the idle-shutdown stop, refused
  *       with {@code busy} while there is work.
- *   <li>Outcome: written durably to {@code outcome.json} (with the exit code or signal of the
- *       command the run stands for, when the type reported one), then reported (effect before
- *       receipt); exit with the command's own status (its code, or 128 + its signal), else
- *       {@link #DONE}.
+ *   <li>Outcome: written durably to {@code outcome.json} (with a success's result, and the exit code
+ *       or signal of the command the run stands for, when the type reported one), then reported
+ *       (effect before receipt); exit with the command's own status (its code, or 128 + its signal),
+ *       else {@link #DONE}. A {@link PayloadBindingException} or a {@link ResultRefusedException}
+ *       escaping the type is a PERMANENT_FAILURE with its message: a retry could only repeat it.
  *   <li>Supervisor lost (S4): keep working and reconnecting; after one {@code lostExit} window
  *       (two with work in flight) record busy if there is work, end this process's children and
  *       exit {@link #ORPHANED} without an outcome, so the work stays resumable. {@code adopt-denied}
@@ -240,6 +243,9 @@ final class Host {
     try {
       Outcome o = type.run(new Context(payload));
       return o != null ? o : new Outcome.Failed("worker type " + type.name() + " returned no outcome");
+    } catch (PayloadBindingException | ResultRefusedException e) {
+      // the payload never binds and the result is refused again on any retry: no attempt is spent on it
+      return new Outcome.PermanentFailure(e.getMessage());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return new Outcome.Failed("interrupted");

@@ -13,13 +13,15 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.math.BigDecimal;
 import java.util.Map;
 
 /**
  * JSON trees ({@link JsonNode}) read and written with Jackson's streaming parser and generator.
  * Not {@code ObjectMapper}: building one loads ~800 classes and costs a worker host ~10 MB of
  * resident memory and tens of milliseconds of start-up, for trees this class builds the same way
- * ({@code int}, {@code long} and big integers; floating point as {@code double}).
+ * ({@code int}, {@code long} and big integers; floating point as {@code double}, or as the exact
+ * decimal when a {@code double} would lose digits).
  *
  * <p>Reading is strict: duplicate keys, trailing data and empty input are errors, and nesting is
  * bounded by Jackson's default read constraints (depth 1000).
@@ -86,7 +88,7 @@ public final class Json {
         };
       }
       case VALUE_NUMBER_FLOAT -> {
-        return NODES.numberNode(p.getDoubleValue());
+        return floating(p.getText());
       }
       case VALUE_TRUE -> {
         return NODES.booleanNode(true);
@@ -99,6 +101,20 @@ public final class Json {
       }
       default -> throw new JsonParseException(p, "unexpected " + t);
     }
+  }
+
+  /**
+   * A number with a fraction or an exponent: a {@code double} when one holds its value as written
+   * ({@code 0.1}, {@code 2.50}), else the exact decimal ({@code 12345678901234567890.12}, {@code 1e400}),
+   * so that no digit a writer gave is lost.
+   */
+  private static JsonNode floating(String text) {
+    BigDecimal exact = new BigDecimal(text);
+    double d = exact.doubleValue();
+    if (Double.isFinite(d) && BigDecimal.valueOf(d).compareTo(exact) == 0) {
+      return NODES.numberNode(d);
+    }
+    return NODES.numberNode(exact);
   }
 
   /** Writes {@code node} as compact JSON in UTF-8. */

@@ -94,11 +94,15 @@ public sealed interface Message {
 
   /**
    * {@code outcome{verdict, detail, untilMs?}}: sent only after {@code outcome.json} is durable
-   * (effect before receipt); {@code untilMs} is present exactly for STALLED.
+   * (effect before receipt); {@code untilMs} is present exactly for STALLED. A success's result is not
+   * sent: the daemon settles from {@code outcome.json}, which holds it, so a report carries none.
    */
   record OutcomeReport(Outcome outcome) implements FromWorker {
     public OutcomeReport {
       Objects.requireNonNull(outcome, "outcome");
+      if (outcome instanceof Outcome.Succeeded s && s.result() != null) {
+        outcome = new Outcome.Succeeded(s.detail());
+      }
     }
 
     @Override

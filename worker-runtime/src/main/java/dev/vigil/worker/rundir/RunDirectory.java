@@ -38,8 +38,10 @@ import java.util.regex.Pattern;
  *   <li>{@code payload.json}: the ticket's payload, written by the daemon before the launch.
  *   <li>{@code busy.json}: the worker's latest busy evidence (S3).
  *   <li>{@code outcome.json}: the outcome, written before it is reported (temporary file, fsync,
- *       atomic rename, fsync of the directory). A missing, truncated or corrupt file reads as
- *       {@link OutcomeRead.None} with a diagnosis, never as an exception.
+ *       atomic rename, fsync of the directory), with a success's result as the JSON value
+ *       {@code result} (absent when there is none, as in every file written before results). A
+ *       missing, truncated or corrupt file reads as {@link OutcomeRead.None} with a diagnosis, never as
+ *       an exception.
  *   <li>{@code stdout.log}, {@code stderr.log}: the worker's output, appended to.
  * </ol>
  *
@@ -320,6 +322,9 @@ public final class RunDirectory {
     if (o instanceof Outcome.Stalled s) {
       n.put("untilMs", s.untilMs());
     }
+    if (o instanceof Outcome.Succeeded s && s.result() != null) {
+      n.set("result", s.result());
+    }
     if (recorded.exit() != null && recorded.exit().exitCode() != null) {
       n.put("exitCode", recorded.exit().exitCode());
     } else if (recorded.exit() != null && recorded.exit().signal() != null) {
@@ -348,7 +353,12 @@ public final class RunDirectory {
       }
       Verdict verdict = Verdict.valueOf(Fields.text(n, "verdict"));
       long untilMs = verdict == Verdict.STALLED ? Fields.integral(n, "untilMs") : 0;
-      Outcome outcome = Outcome.of(verdict, Fields.text(n, "detail"), untilMs);
+      JsonNode result = n.get("result");
+      if (result != null && verdict != Verdict.SUCCEEDED) {
+        throw new IllegalArgumentException("field 'result' is only for SUCCEEDED, not " + verdict);
+      }
+      Outcome outcome = result != null ? new Outcome.Succeeded(Fields.text(n, "detail"), result)
+          : Outcome.of(verdict, Fields.text(n, "detail"), untilMs);
       dev.vigil.coordination.RunExit exit = n.has("exitCode")
           ? dev.vigil.coordination.RunExit.code((int) Fields.integral(n, "exitCode"), 0)
           : n.has("signal") ? dev.vigil.coordination.RunExit.signal((int) Fields.integral(n, "signal"), 0) : null;

@@ -86,9 +86,17 @@ class DiskRunDirectoriesContractTest extends RunDirectoriesContract {
     }
   }
 
+  private static com.fasterxml.jackson.databind.JsonNode parse(String json) {
+    try {
+      return new com.fasterxml.jackson.databind.ObjectMapper().readTree(json);
+    } catch (IOException e) {
+      throw new AssertionError(e);
+    }
+  }
+
   private static Outcome outcomeOf(OutcomeRecord.Written o) {
     return switch (o.verdict()) {
-      case SUCCEEDED -> new Outcome.Succeeded(o.note());
+      case SUCCEEDED -> new Outcome.Succeeded(o.note(), o.result() == null ? null : parse(o.result()));
       case FAILED -> new Outcome.Failed(o.note());
       case PERMANENT_FAILURE -> new Outcome.PermanentFailure(o.note());
       case STALLED -> new Outcome.Stalled(o.stallUntilWallMs(), o.note());

@@ -114,6 +114,48 @@ class RunDirectoryTest {
   }
 
   @Test
+  void aSuccessWithAResult_roundTripsThroughOutcomeJson_asTheSameJsonValue() throws Exception {
+    RunDirectory dir = RunDirectory.create(tmp, "t-3.2");
+    ObjectMapper json = new ObjectMapper();
+    for (String result : List.of("{\"primes\":9592,\"below\":100000,\"sample\":[2,3,5]}", "[1,2.5,\"caf\u00e9\",null]",
+        "\"a string\"", "42", "false", "{\"amount\":12345678901234567890.12,\"tiny\":1e-400,\"big\":123456789012345678901234}",
+        "{\"nested\":{\"deeper\":{\"deepest\":[{}]}}}")) {
+      RecordedOutcome o = new RecordedOutcome("t-3.2", new Outcome.Succeeded("counted", json.readTree(result)), 7,
+          dev.vigil.coordination.RunExit.code(0, 0));
+      dir.writeOutcome(o);
+      OutcomeRead.Recorded read = assertInstanceOf(OutcomeRead.Recorded.class, dir.readOutcome(), result);
+      assertEquals(o, read.outcome(), result);
+      assertEquals(json.readTree(result).toString(), ((Outcome.Succeeded) read.outcome().outcome()).result().toString(),
+          "no digit lost: " + result);
+      assertEquals(json.readTree(result), json.readTree(Files.readString(dir.file(RunDirectory.OUTCOME))).path("result"),
+          "the result is a JSON value in the file, not a string holding JSON");
+    }
+  }
+
+  @Test
+  void anOutcomeWrittenBeforeResults_readsAsASuccessWithoutOne() throws Exception {
+    RunDirectory dir = RunDirectory.create(tmp, "t-3.3");
+    Files.writeString(dir.file(RunDirectory.OUTCOME),
+        "{\"v\":1,\"run\":\"t-3.3\",\"verdict\":\"SUCCEEDED\",\"detail\":\"exit code 0\",\"atMs\":5,\"exitCode\":0}");
+    assertEquals(new OutcomeRead.Recorded(new RecordedOutcome("t-3.3", new Outcome.Succeeded("exit code 0"), 5,
+        dev.vigil.coordination.RunExit.code(0, 0))), dir.readOutcome());
+    dir.writeOutcome(new RecordedOutcome("t-3.3", new Outcome.Succeeded("no result"), 6));
+    assertFalse(Files.readString(dir.file(RunDirectory.OUTCOME)).contains("\"result\""),
+        "a success without a result writes none: older readers see the file they know");
+  }
+
+  @Test
+  void aResultOnAnotherVerdict_orOverTheBound_makesTheFileInvalid() throws Exception {
+    RunDirectory dir = RunDirectory.create(tmp, "t-3.4");
+    Files.writeString(dir.file(RunDirectory.OUTCOME),
+        "{\"v\":1,\"run\":\"t-3.4\",\"verdict\":\"FAILED\",\"detail\":\"\",\"atMs\":1,\"result\":{\"n\":1}}");
+    assertNone(dir, "outcome.json is invalid: field 'result' is only for SUCCEEDED");
+    Files.writeString(dir.file(RunDirectory.OUTCOME), "{\"v\":1,\"run\":\"t-3.4\",\"verdict\":\"SUCCEEDED\","
+        + "\"detail\":\"\",\"atMs\":1,\"result\":\"" + "x".repeat(Outcome.MAX_RESULT_BYTES) + "\"}");
+    assertNone(dir, "outcome.json is invalid: result refused: it is 65538 bytes");
+  }
+
+  @Test
   void aMissingTruncatedOrCorruptOutcomeReadsAsNoOutcome_withADiagnosis() throws Exception {
     RunDirectory dir = RunDirectory.create(tmp, "t-4.1");
     assertNone(dir, "no outcome.json");

@@ -28,11 +28,20 @@ public sealed interface OutcomeRecord {
    * @param exit             how the command the run stands for ended (the built-in command type's child:
    *                         its own exit code or signal), or {@code null} when the worker reported none;
    *                         the run's exit as shown everywhere, whoever takes the exit
+   * @param result           for SUCCEEDED, what the worker returned as JSON text (at most
+   *                         {@link dev.vigil.coordination.Run#MAX_RESULT_BYTES} bytes), or {@code null};
+   *                         stored with the run when the run settles with this outcome's verdict
    */
-  record Written(Verdict verdict, long stallUntilWallMs, String note, RunExit exit) implements OutcomeRecord {
+  record Written(Verdict verdict, long stallUntilWallMs, String note, RunExit exit, String result)
+      implements OutcomeRecord {
     /** An outcome without the command's exit. */
     public Written(Verdict verdict, long stallUntilWallMs, String note) {
-      this(verdict, stallUntilWallMs, note, null);
+      this(verdict, stallUntilWallMs, note, null, null);
+    }
+
+    /** An outcome without a result. */
+    public Written(Verdict verdict, long stallUntilWallMs, String note, RunExit exit) {
+      this(verdict, stallUntilWallMs, note, exit, null);
     }
 
     public Written {
@@ -43,6 +52,7 @@ public sealed interface OutcomeRecord {
       if (verdict != Verdict.STALLED && stallUntilWallMs != 0) {
         throw new IllegalArgumentException("stallUntilWallMs is only for STALLED outcomes");
       }
+      dev.vigil.coordination.Run.checkResult(result, verdict);
     }
   }
 
