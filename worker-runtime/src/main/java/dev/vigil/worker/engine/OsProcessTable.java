@@ -67,8 +67,8 @@ public final class OsProcessTable implements ProcessTable {
 
   /**
    * @param home      Vigil's home: run directories under {@code <home>/runs}, the socket {@code <home>/vigil.sock}
-   * @param runtimeClasspath Vigil's own classpath (worker-runtime and its dependencies); each worker host gets it
-   *                  plus the entries of its own worker type only
+   * @param runtimeClasspath Vigil's own classpath (worker-runtime and its dependencies, as {@link HostClasspath}
+   *                  finds them); each worker host gets it plus the entries of its own worker type only
    * @param timeouts  the daemon's timeouts; those that differ from the defaults are passed to every host
    * @param exits     receives the exit of every worker this table launched, once, on any thread
    */
