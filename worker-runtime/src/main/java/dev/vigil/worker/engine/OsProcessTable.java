@@ -186,7 +186,8 @@ public final class OsProcessTable implements ProcessTable {
       return new Launch.Failed("cannot launch the worker of " + key + ": " + e.getMessage());
     }
     if (w.identity().isEmpty()) {
-      return new Launch.Failed("the worker of " + key + " (pid " + w.pid() + ") ended at once; see " + dir.stderrLog());
+      return new Launch.Failed("the worker of " + key + " (pid " + w.pid() + ") ended at once"
+          + dir.lastWords().map(words -> "; its stderr ends: " + words).orElse("; see " + dir.stderrLog()));
     }
     ProcessIdentity id = w.identity().get();
     w.onExit().thenAccept(exit -> exits.accept(exitOf(id, exit)));
