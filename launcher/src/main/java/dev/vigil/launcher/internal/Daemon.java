@@ -133,8 +133,10 @@ public final class Daemon implements AutoCloseable {
    * Starts a daemon on {@code home}: lock, store, engine boot (recovery), socket. Returns once the
    * socket listens.
    *
-   * @throws Refused when another daemon runs on this home (D2), the home/store cannot be opened, or a
-   *                 worker type's class cannot be run ({@link #checkWorkerTypes}; exit 2, nothing changed)
+   * @throws Refused when another daemon runs on this home (D2), the home/store cannot be opened,
+   *                 Vigil's own jars cannot be found for the worker hosts ({@link #hostClasspath}; exit
+   *                 1), or a worker type's class cannot be run ({@link #checkWorkerTypes}; exit 2,
+   *                 nothing changed)
    */
   public static Daemon start(Home home, VigilConfig config) throws Refused {
     return start(home, config, Changes.NONE);
