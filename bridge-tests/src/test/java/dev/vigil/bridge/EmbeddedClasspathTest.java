@@ -195,7 +195,8 @@ class EmbeddedClasspathTest {
     return jars;
   }
 
-  private static void jarDirectory(Path classes, Path jar) throws IOException {
+  /** Jars the classes under the directory {@code classes} into {@code jar}. */
+  static void jarDirectory(Path classes, Path jar) throws IOException {
     try (OutputStream out = Files.newOutputStream(jar); JarOutputStream j = new JarOutputStream(out);
          Stream<Path> files = Files.walk(classes)) {
       for (Path f : files.filter(Files::isRegularFile).sorted().toList()) {

@@ -12,7 +12,6 @@ import dev.vigil.worker.engine.HostClasspath;
 import dev.vigil.worker.host.WorkerMain;
 import java.io.File;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,11 +21,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import java.util.jar.JarEntry;
-import java.util.jar.JarOutputStream;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -199,14 +195,7 @@ class FreshMavenProjectTest {
     }
     Path jar = tmp.resolve("jars").resolve(module + ".jar");
     Files.createDirectories(jar.getParent());
-    try (OutputStream out = Files.newOutputStream(jar); JarOutputStream j = new JarOutputStream(out);
-         Stream<Path> files = Files.walk(at)) {
-      for (Path f : files.filter(Files::isRegularFile).sorted().toList()) {
-        j.putNextEntry(new JarEntry(at.relativize(f).toString().replace(File.separatorChar, '/')));
-        Files.copy(f, j);
-        j.closeEntry();
-      }
-    }
+    EmbeddedClasspathTest.jarDirectory(at, jar);
     return jar;
   }
 
