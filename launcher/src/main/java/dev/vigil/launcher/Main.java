@@ -257,7 +257,11 @@ public final class Main implements Runnable {
 
     @Override
     public Integer call() {
-      Daemon.checkWorkerTypes(Main.config(config)); // before an older daemon is replaced: nothing changes
+      try { // before an older daemon is replaced: nothing changes
+        Daemon.checkWorkerTypes(Main.config(config), Daemon.hostClasspath());
+      } catch (Daemon.Refused e) {
+        throw new Client.Failure(e.exitCode(), e.getMessage());
+      }
       long pid = Up.up(home(), config == null ? null : config.toAbsolutePath());
       out().println("pid " + pid);
       return 0;

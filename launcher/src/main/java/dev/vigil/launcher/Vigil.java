@@ -100,9 +100,10 @@ public final class Vigil implements AutoCloseable {
     /**
      * A custom worker type called {@code name} (in place of a configured type of that name): the
      * {@code dev.vigil.worker.WorkerType} class {@code className}, with a public no-argument constructor,
-     * which each worker host of this type loads from this JVM's classpath plus {@code classpath} (no
-     * other type's entries). {@link #start} refuses to start when the class is not found there or is
-     * no worker type.
+     * which each worker host of this type loads from Vigil's own jars (those this JVM loaded Vigil
+     * from, not its {@code java.class.path}) plus {@code classpath} (no other type's entries): a class
+     * in the application's own jar needs that jar here. {@link #start} refuses to start when the class
+     * is not found there or is no worker type.
      *
      * @throws IllegalArgumentException naming the field, when the name or the class name is malformed
      */
@@ -115,8 +116,9 @@ public final class Vigil implements AutoCloseable {
      * Starts the daemon and returns once it serves.
      *
      * @throws IllegalStateException with a one-line message when it is refused (another daemon on
-     *                               the home, D2), a worker type's class cannot be run, or the home
-     *                               or store cannot be opened
+     *                               the home, D2), a worker type's class cannot be run, Vigil's
+     *                               classes came from something a worker JVM cannot be given (a jar
+     *                               inside a jar), or the home or store cannot be opened
      */
     public Vigil start() {
       Objects.requireNonNull(home, "home");

@@ -19,6 +19,7 @@ import dev.vigil.supervisor.engine.port.Journal;
 import dev.vigil.supervisor.engine.port.Ports;
 import dev.vigil.supervisor.engine.port.StatusBoard;
 import dev.vigil.worker.engine.DiskRunDirectories;
+import dev.vigil.worker.engine.HostClasspath;
 import dev.vigil.worker.engine.OsProcessTable;
 import dev.vigil.worker.engine.SocketWorkerChannel;
 import dev.vigil.worker.host.TypeLoader;
@@ -28,6 +29,7 @@ import dev.vigil.worker.protocol.Peer;
 import dev.vigil.worker.protocol.ProtocolServer;
 import dev.vigil.worker.protocol.RunToken;
 import java.io.IOException;
+import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -79,6 +81,8 @@ public final class Daemon implements AutoCloseable {
 
   private final Home home;
   private final VigilConfig config;
+  /** Vigil's own jars, which every worker host gets before its type's entries. */
+  private final HostClasspath.Resolution.Found runtime;
   private final BlockingQueue<Runnable> queue = new LinkedBlockingQueue<>();
   private final SocketWorkerChannel channel = new SocketWorkerChannel();
   private final CompletableFuture<Void> done = new CompletableFuture<>();
@@ -117,9 +121,10 @@ public final class Daemon implements AutoCloseable {
     void replied(Reply reply);
   }
 
-  private Daemon(Home home, VigilConfig config, Changes onChange) {
+  private Daemon(Home home, VigilConfig config, HostClasspath.Resolution.Found runtime, Changes onChange) {
     this.home = home;
     this.config = config;
+    this.runtime = runtime;
     this.onChange = onChange;
     this.statusFile = new StatusFile(home.statusFile());
   }
@@ -128,8 +133,10 @@ public final class Daemon implements AutoCloseable {
    * Starts a daemon on {@code home}: lock, store, engine boot (recovery), socket. Returns once the
    * socket listens.
    *
-   * @throws Refused when another daemon runs on this home (D2), the home/store cannot be opened, or a
-   *                 worker type's class cannot be run ({@link #checkWorkerTypes}; exit 2, nothing changed)
+   * @throws Refused when another daemon runs on this home (D2), the home/store cannot be opened,
+   *                 Vigil's own jars cannot be found for the worker hosts ({@link #hostClasspath}; exit
+   *                 1), or a worker type's class cannot be run ({@link #checkWorkerTypes}; exit 2,
+   *                 nothing changed)
    */
   public static Daemon start(Home home, VigilConfig config) throws Refused {
     return start(home, config, Changes.NONE);
@@ -141,12 +148,13 @@ public final class Daemon implements AutoCloseable {
    * event stream. It must return at once (a wake-up, never work).
    */
   public static Daemon start(Home home, VigilConfig config, Changes onChange) throws Refused {
+    HostClasspath.Resolution.Found runtime = hostClasspath();
     try {
-      checkWorkerTypes(config);
+      checkWorkerTypes(config, runtime);
     } catch (ConfigException e) {
       throw new Refused(2, e.getMessage());
     }
-    Daemon d = new Daemon(home, config, java.util.Objects.requireNonNull(onChange, "onChange"));
+    Daemon d = new Daemon(home, config, runtime, java.util.Objects.requireNonNull(onChange, "onChange"));
     try {
       d.open();
     } catch (Refused | RuntimeException e) {
@@ -187,7 +195,7 @@ public final class Daemon implements AutoCloseable {
     } catch (RuntimeException e) {
       throw new Refused(1, "cannot open the store: " + Wire.oneLine(e.getMessage()));
     }
-    OsProcessTable processes = new OsProcessTable(home.dir(), System.getProperty("java.class.path"), config.timeouts(),
+    OsProcessTable processes = new OsProcessTable(home.dir(), runtime.classpath(), config.timeouts(),
         exit -> enqueue(() -> engine.onExit(exit, mono(), wall())));
     DiskRunDirectories directories = new DiskRunDirectories(home.dir());
     ProcessIdentity self = processes.self();
@@ -221,17 +229,43 @@ public final class Daemon implements AutoCloseable {
   }
 
   /**
+   * Vigil's own jars and directories, where this JVM loaded the worker host's classes from
+   * ({@link HostClasspath}): what every worker host gets, whatever launched this JVM.
+   *
+   * @throws Refused exit 1, one line, when a class came from something another JVM cannot be given
+   */
+  public static HostClasspath.Resolution.Found hostClasspath() throws Refused {
+    HostClasspath.Resolution r = HostClasspath.host();
+    if (r instanceof HostClasspath.Resolution.Found f) {
+      return f;
+    } else if (r instanceof HostClasspath.Resolution.Unknown u) {
+      throw new Refused(1, u.why());
+    } else {
+      throw new AssertionError(r);
+    }
+  }
+
+  /**
    * Checks that the worker host of every configured type can run it: each declared class is found on
-   * Vigil's own classpath (this JVM's, which every worker host gets) plus that type's entries, and is a
-   * worker type with a public no-argument constructor. No code of a type runs here.
+   * Vigil's own classpath ({@code runtime}, which every worker host gets) plus that type's entries,
+   * and is a worker type with a public no-argument constructor. No code of a type runs here.
    *
    * @throws ConfigException one line naming the first type that cannot be run and why
    */
-  public static void checkWorkerTypes(VigilConfig config) {
-    for (WorkerTypeSpec type : config.workload().workerTypes().byName().values()) {
-      if (TypeLoader.check(type, ClassLoader.getSystemClassLoader()) instanceof TypeLoader.Check.Unusable u) {
-        throw new ConfigException(u.why());
+  public static void checkWorkerTypes(VigilConfig config, HostClasspath.Resolution.Found runtime) {
+    List<WorkerTypeSpec> declared = config.workload().workerTypes().byName().values().stream()
+        .filter(t -> t.implementation() instanceof WorkerTypeSpec.Declared).toList();
+    if (declared.isEmpty()) {
+      return;
+    }
+    try (URLClassLoader hostLoader = TypeLoader.hostLoader(runtime.entries())) {
+      for (WorkerTypeSpec type : declared) {
+        if (TypeLoader.check(type, hostLoader) instanceof TypeLoader.Check.Unusable u) {
+          throw new ConfigException(u.why());
+        }
       }
+    } catch (IOException e) {
+      throw new ConfigException("cannot close the loader of the worker types' check: " + e);
     }
   }
 

@@ -1,8 +1,10 @@
 package dev.vigil.launcher.internal;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.vigil.coordination.h2.H2Coordination;
 import dev.vigil.supervisor.Replacement;
 import dev.vigil.supervisor.TimeoutLattice;
+import dev.vigil.worker.engine.HostClasspath;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -171,7 +173,7 @@ public final class Up {
     throw new Client.Failure(1, "the daemon did not exit within " + TimeoutLattice.Timeout.LAUNCHER_WAIT.defaultMs() + " ms");
   }
 
-  /** {@code [setsid] java (-jar vigil.jar | -cp CP Main) --home H daemon [--config F]}. */
+  /** {@code [setsid] java -cp CP dev.vigil.launcher.Main --home H daemon [--config F]} ({@link #selfCommand}). */
   public static List<String> daemonCommand(Home home, Path config) {
     List<String> c = new ArrayList<>();
     if (Files.isExecutable(Path.of("/usr/bin/setsid"))) {
@@ -190,37 +192,50 @@ public final class Up {
     return c;
   }
 
-  /** How to run this vigil again: {@code java -jar vigil.jar} or {@code java -cp CP dev.vigil.launcher.Main}. */
+  /**
+   * How to run this vigil again: {@code java -cp CP dev.vigil.launcher.Main}, with {@code CP} the jars
+   * and directories this JVM loaded Vigil from ({@link #daemonClasspath}), never this JVM's
+   * {@code java.class.path}, which names only a launcher's own jars under {@code mvn exec:java} and
+   * another program's main class in an application's fat jar.
+   *
+   * @throws Client.Failure exit 1 when Vigil's classes came from something another JVM cannot be given
+   */
   public static List<String> selfCommand() {
     List<String> c = new ArrayList<>();
     c.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     c.add("-XX:+UseSerialGC");
     c.add("-XX:TieredStopAtLevel=1");
-    Optional<Path> jar = runningJar();
-    if (jar.isPresent()) {
-      c.add("-jar");
-      c.add(jar.get().toString());
-    } else {
-      c.add("-cp");
-      List<String> cp = new ArrayList<>();
-      for (String e : System.getProperty("java.class.path").split(File.pathSeparator)) {
-        if (!e.isEmpty()) {
-          cp.add(Path.of(e).toAbsolutePath().toString());
-        }
-      }
-      c.add(String.join(File.pathSeparator, cp));
-      c.add("dev.vigil.launcher.Main");
-    }
+    c.add("-cp");
+    c.add(daemonClasspath());
+    c.add("dev.vigil.launcher.Main");
     return c;
   }
 
-  /** The jar this code runs from, if it runs from a jar. */
-  public static Optional<Path> runningJar() {
-    try {
-      Path p = Path.of(Up.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-      return p.toString().endsWith(".jar") && Files.isRegularFile(p) ? Optional.of(p) : Optional.empty();
-    } catch (Exception e) {
-      return Optional.empty();
+  /**
+   * The daemon's classpath: the worker host's ({@link HostClasspath#HOST}), then the launcher, the H2
+   * store, H2, HikariCP and picocli, then Logback when this JVM logs through it (the runnable jar
+   * does), each where this JVM loaded it from.
+   *
+   * @throws Client.Failure exit 1 when one of them came from something another JVM cannot be given
+   */
+  static String daemonClasspath() {
+    List<Class<?>> classes = new ArrayList<>(HostClasspath.HOST);
+    classes.addAll(List.of(Up.class, H2Coordination.class, org.h2.Driver.class, com.zaxxer.hikari.HikariDataSource.class,
+        picocli.CommandLine.class));
+    for (String logback : List.of("ch.qos.logback.classic.LoggerContext", "ch.qos.logback.core.Context")) {
+      try {
+        classes.add(Class.forName(logback, false, org.slf4j.LoggerFactory.class.getClassLoader()));
+      } catch (ClassNotFoundException | LinkageError e) {
+        // no Logback: the daemon logs through whatever SLF4J finds on its classpath
+      }
+    }
+    HostClasspath.Resolution r = HostClasspath.of(classes);
+    if (r instanceof HostClasspath.Resolution.Found f) {
+      return f.classpath();
+    } else if (r instanceof HostClasspath.Resolution.Unknown u) {
+      throw new Client.Failure(1, "cannot start the daemon: " + u.why());
+    } else {
+      throw new AssertionError(r);
     }
   }
 

@@ -120,7 +120,8 @@ final class Handoffs {
 
   /**
    * Moves a handoff on: start once the worker holds its reservation and its identity is known and
-   * alive (Q3); roll back once a launched worker died before that; time out after launchHandoff.
+   * alive (Q3); roll back once a launched worker died before that, with the end of its stderr in the
+   * diagnosis (a JVM that could not start says why only there); time out after launchHandoff.
    */
   void advance(TaskTable.Tracked t, RunPhase.Handoff h, long nowMonoMs, long nowWallMs) {
     WorkerKey.Task key = t.key();
@@ -153,8 +154,8 @@ final class Handoffs {
       return;
     }
     if (h.source() == RunPhase.Source.LAUNCHED && !reserved && !ctx.processes.alive(h.launched())) {
-      beginAbort(t, h.launched(), "worker " + h.launched() + " died before it took its run lock and reported its process identity",
-          nowMonoMs, nowWallMs);
+      beginAbort(t, h.launched(), "worker " + h.launched() + " died before it took its run lock and reported its process identity"
+          + ctx.directories.lastWords(key).map(w -> "; its stderr ends: " + w).orElse(""), nowMonoMs, nowWallMs);
       return;
     }
     if (nowMonoMs >= h.deadlineMonoMs()) {

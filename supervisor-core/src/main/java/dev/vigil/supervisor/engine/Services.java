@@ -129,7 +129,8 @@ final class Services {
       }
     } else if (p instanceof ServicePhase.Launching l) {
       if (deadNow(s, l.identity())) {
-        launches.failure(s, "worker died while it was starting" + s.how(), Optional.empty(), nowMonoMs);
+        launches.failure(s, "worker died while it was starting" + s.how()
+            + ctx.directories.lastWords(s.key()).map(w -> "; its stderr ends: " + w).orElse(""), Optional.empty(), nowMonoMs);
       } else if (nowMonoMs >= l.deadlineMonoMs()) {
         ctx.record(new EngineEvent.HandoffTimedOut(s.key(), "no run lock and no hello within launchHandoff"));
         workers.signal(s.key(), l.identity(), Signal.KILL);

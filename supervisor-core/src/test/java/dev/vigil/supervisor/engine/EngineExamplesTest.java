@@ -79,6 +79,11 @@ class EngineExamplesTest {
     assertTrue(b.events(EngineEvent.HandoffTimedOut.class).isEmpty(), "no wait for the timeout: the worker was dead");
     assertEquals(3, b.ticket(t).spawnFailures());
     assertTrue(b.ticket(t).holdReason().contains("failed to start 3 times"), b.ticket(t).holdReason());
+    RunId last = new RunId(t, 3);
+    String said = SimWorld.lastWordsOf(new WorkerKey.Task(last));
+    assertTrue(b.ticket(t).holdReason().endsWith("its stderr ends: " + said), "the hold names what the worker said: "
+        + b.ticket(t).holdReason());
+    assertTrue(b.run(last).diagnosis().contains(said), "so does the run's diagnosis: " + b.run(last).diagnosis());
   }
 
   @Test

@@ -141,6 +141,8 @@ public abstract class ProcessTableContract {
       ProcessExit exit = exitOf(started.identity());
       assertFalse(exit.clean(), "a broken worker ends with a failure: " + exit);
       assertTrue(dead(started.identity()), "C5: an exited worker is not alive");
+      String words = directories().lastWords(RUN).orElseThrow(() -> new AssertionError("the broken worker's stderr says why"));
+      assertFalse(words.isBlank() || words.contains("\n"), "its last words, on one line: " + words);
     } else if (launch instanceof Launch.Failed failed) {
       assertFalse(failed.why().isBlank(), "a failed launch says why");
     } else {

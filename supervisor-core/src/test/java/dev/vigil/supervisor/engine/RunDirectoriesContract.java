@@ -96,6 +96,7 @@ public abstract class RunDirectoriesContract {
       assertFalse(directories().isReserved(key), "no directory, no reservation: " + key);
       assertInstanceOf(IdentityRecord.Absent.class, directories().identity(key));
       assertEquals(Optional.empty(), directories().latestBusy(key));
+      assertEquals(Optional.empty(), directories().lastWords(key), "no log, no last words: " + key);
     }
     OutcomeRecord.Absent absent = assertInstanceOf(OutcomeRecord.Absent.class, directories().outcome(RUN));
     assertFalse(absent.diagnosis().isBlank(), "an absent outcome says so");
@@ -108,6 +109,7 @@ public abstract class RunDirectoriesContract {
       assertFalse(directories().isReserved(key), "C5: a free reservation lock means no live worker: " + key);
       assertInstanceOf(IdentityRecord.Absent.class, directories().identity(key));
       assertEquals(Optional.empty(), directories().latestBusy(key));
+      assertEquals(Optional.empty(), directories().lastWords(key), "an empty log has no last words: " + key);
     }
     assertInstanceOf(OutcomeRecord.Absent.class, directories().outcome(RUN));
   }

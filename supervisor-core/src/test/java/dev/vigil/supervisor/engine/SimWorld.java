@@ -258,6 +258,8 @@ final class SimWorld {
     OutcomeRecord outcome;
     Optional<RevivalGate.BusyRecord> busy = Optional.empty();
     Verdict written;
+    /** What its last worker wrote on stderr (a worker that died before its reservation says why). */
+    Optional<String> lastWords = Optional.empty();
   }
 
   boolean reserved(WorkerKey key) {
@@ -394,7 +396,18 @@ final class SimWorld {
       Dir d = dirs.get(key);
       return d == null ? Optional.empty() : d.busy;
     }
+
+    @Override
+    public Optional<String> lastWords(WorkerKey key) {
+      Dir d = dirs.get(key);
+      return d == null ? Optional.empty() : d.lastWords;
+    }
   };
+
+  /** What a simulated worker that dies before its reservation writes on stderr. */
+  static String lastWordsOf(WorkerKey key) {
+    return "Error: could not start the worker of " + key;
+  }
 
   final WorkerChannel channel = (key, message) -> {
     WorkerProc w = bound.get(key);
@@ -627,6 +640,7 @@ final class SimWorld {
       if (!announced) {
         if (script.dieBeforeReserve() && now >= startedAtMono + script.reserveAfterMs() / 2) {
           w.seen.saw("task worker died before its reservation");
+          w.dirs.computeIfAbsent(key, k -> new Dir()).lastWords = Optional.of(lastWordsOf(key));
           w.end(this, 1, null);
           return;
         }
@@ -842,6 +856,7 @@ final class SimWorld {
       if (!reserved) {
         if (script.dieBeforeReserve() && now >= startedAtMono + script.reserveAfterMs() / 2) {
           w.seen.saw("service worker died before its reservation");
+          w.dirs.computeIfAbsent(key, k -> new Dir()).lastWords = Optional.of(lastWordsOf(key));
           w.end(this, 1, null);
           return;
         }

@@ -110,4 +110,9 @@ public final class DiskRunDirectories implements RunDirectories {
   public Optional<RevivalGate.BusyRecord> latestBusy(WorkerKey key) {
     return directoryOf(home, key).readBusy().map(b -> new RevivalGate.BusyRecord(b.busy(), b.atWallMs()));
   }
+
+  @Override
+  public Optional<String> lastWords(WorkerKey key) {
+    return directoryOf(home, key).lastWords();
+  }
 }

@@ -67,8 +67,8 @@ public final class OsProcessTable implements ProcessTable {
 
   /**
    * @param home      Vigil's home: run directories under {@code <home>/runs}, the socket {@code <home>/vigil.sock}
-   * @param runtimeClasspath Vigil's own classpath (worker-runtime and its dependencies); each worker host gets it
-   *                  plus the entries of its own worker type only
+   * @param runtimeClasspath Vigil's own classpath (worker-runtime and its dependencies, as {@link HostClasspath}
+   *                  finds them); each worker host gets it plus the entries of its own worker type only
    * @param timeouts  the daemon's timeouts; those that differ from the defaults are passed to every host
    * @param exits     receives the exit of every worker this table launched, once, on any thread
    */
@@ -186,7 +186,8 @@ public final class OsProcessTable implements ProcessTable {
       return new Launch.Failed("cannot launch the worker of " + key + ": " + e.getMessage());
     }
     if (w.identity().isEmpty()) {
-      return new Launch.Failed("the worker of " + key + " (pid " + w.pid() + ") ended at once; see " + dir.stderrLog());
+      return new Launch.Failed("the worker of " + key + " (pid " + w.pid() + ") ended at once"
+          + dir.lastWords().map(words -> "; its stderr ends: " + words).orElse("; see " + dir.stderrLog()));
     }
     ProcessIdentity id = w.identity().get();
     w.onExit().thenAccept(exit -> exits.accept(exitOf(id, exit)));

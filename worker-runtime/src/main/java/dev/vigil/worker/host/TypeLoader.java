@@ -48,8 +48,26 @@ public final class TypeLoader {
   }
 
   /**
+   * A loader that sees what a worker host's system class loader sees before the entries of its
+   * type: Vigil's own classpath {@code runtime} over the JDK's platform classes, and nothing of the
+   * JVM that asks. Close it after the check.
+   */
+  public static URLClassLoader hostLoader(List<Path> runtime) {
+    List<URL> urls = new ArrayList<>();
+    for (Path p : runtime) {
+      try {
+        urls.add(p.toAbsolutePath().toUri().toURL());
+      } catch (MalformedURLException e) {
+        throw new IllegalArgumentException("classpath entry '" + p + "' is not a path", e);
+      }
+    }
+    return new URLClassLoader("vigil-worker-host", urls.toArray(URL[]::new), ClassLoader.getPlatformClassLoader());
+  }
+
+  /**
    * Whether the worker of {@code type} can load and construct it, looking where its worker host
-   * will: {@code runtime} (the loader of Vigil's own classpath) and then the type's classpath.
+   * will: {@code runtime} (the loader of Vigil's own classpath, as {@link #hostLoader} makes it) and
+   * then the type's classpath.
    */
   public static Check check(WorkerTypeSpec type, ClassLoader runtime) {
     if (!(type.implementation() instanceof WorkerTypeSpec.Declared d)) {
@@ -76,17 +94,23 @@ public final class TypeLoader {
 
   /** Loads, checks and constructs {@code className} from {@code loader}: what the worker host runs. */
   static WorkerType instantiate(String className, ClassLoader loader) {
-    Constructor<? extends WorkerType> c = loadable(className, loader);
+    Constructor<?> c = loadable(className, loader);
+    Object made;
     try {
-      return c.newInstance();
+      made = c.newInstance();
     } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
       Throwable cause = e instanceof java.lang.reflect.InvocationTargetException i ? i.getCause() : e;
       throw new IllegalArgumentException("class " + className + " could not be constructed: " + cause, e);
     }
+    if (made instanceof WorkerType w) {
+      return w;
+    }
+    throw new IllegalArgumentException("class " + className + " implements another copy of "
+        + WorkerType.class.getName() + " than Vigil's (its classpath holds the worker runtime twice)");
   }
 
   /** The public no-argument constructor of a loadable worker type, else a one-line reason. */
-  private static Constructor<? extends WorkerType> loadable(String className, ClassLoader loader) {
+  private static Constructor<?> loadable(String className, ClassLoader loader) {
     Class<?> c;
     Class<?> spi;
     try {
@@ -106,12 +130,9 @@ public final class TypeLoader {
       throw new IllegalArgumentException("class " + className + " must be a public, concrete, top-level or static class");
     }
     try {
-      return c.asSubclass(WorkerType.class).getConstructor();
+      return c.getConstructor();
     } catch (NoSuchMethodException e) {
       throw new IllegalArgumentException("class " + className + " has no public no-argument constructor");
-    } catch (ClassCastException e) {
-      throw new IllegalArgumentException("class " + className + " implements another copy of "
-          + WorkerType.class.getName() + " than Vigil's (its classpath holds the worker runtime twice)");
     } catch (LinkageError | SecurityException e) {
       throw new IllegalArgumentException("class " + className + " cannot be loaded: " + e);
     }

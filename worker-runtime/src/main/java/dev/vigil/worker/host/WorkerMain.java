@@ -31,6 +31,7 @@ public final class WorkerMain {
   public static final String TRAIN_ARCHIVE = "--train-archive";
 
   public static void main(String[] argv) throws InterruptedException {
+    HostLogProvider.select(); // before any class makes a logger
     if (argv.length == 2 && argv[0].equals(TRAIN_ARCHIVE)) {
       int status;
       try {

@@ -20,6 +20,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -121,25 +122,11 @@ public final class StartArchive {
    * @param nowMs     the caller's clock (wall or monotonic, the same in every call), for {@link #CREATE_PATIENCE_MS}
    */
   public synchronized Plan plan(List<String> jvmFlags, String classpath, long nowMs) {
-    if (!jvmFlags.contains("-Xshare:auto")) {
-      return new Plan.Without("the start does not run with -Xshare:auto");
+    Named named = named(jvmFlags, classpath);
+    if (named.without() != null) {
+      return named.without();
     }
-    List<String> key = new ArrayList<>(jvmFlags);
-    key.add(System.getProperty("java.vm.version"));
-    key.add(java.toString());
-    for (String e : classpath.split(File.pathSeparator)) {
-      Path p = Path.of(e);
-      if (!p.isAbsolute() || !e.endsWith(".jar") || !Files.isRegularFile(p)) {
-        return new Plan.Without("classpath entry '" + e + "' is not an absolute path of a jar file");
-      }
-      try {
-        key.add(e + "|" + Files.size(p) + "|" + Files.getLastModifiedTime(p).toMillis());
-      } catch (IOException x) {
-        return new Plan.Without("cannot read " + e + ": " + x.getMessage());
-      }
-    }
-    key.add("-cp " + classpath);
-    Path archive = dir.resolve(name + "-" + digest(String.join("\n", key).getBytes(StandardCharsets.UTF_8), 8) + ".jsa");
+    Path archive = named.archive();
     try {
       if (Files.exists(archive)) {
         if (isSound(archive)) {
@@ -165,6 +152,42 @@ public final class StartArchive {
     } catch (IOException e) {
       return new Plan.Without("cannot use " + dir + ": " + e.getMessage());
     }
+  }
+
+  /**
+   * The archive that starts with {@code jvmFlags} and {@code classpath} map once it exists, as
+   * {@link #plan} names it (the same for every start of one JDK, flags and jar files); empty when such
+   * starts run without one. Touches nothing.
+   */
+  public Optional<Path> archiveOf(List<String> jvmFlags, String classpath) {
+    return Optional.ofNullable(named(jvmFlags, classpath).archive());
+  }
+
+  /** The archive's name, or why there is none. */
+  private record Named(Path archive, Plan.Without without) {}
+
+  /** The archive's file name carries a digest of the JDK build, the flags and each jar's path, size and time. */
+  private Named named(List<String> jvmFlags, String classpath) {
+    if (!jvmFlags.contains("-Xshare:auto")) {
+      return new Named(null, new Plan.Without("the start does not run with -Xshare:auto"));
+    }
+    List<String> key = new ArrayList<>(jvmFlags);
+    key.add(System.getProperty("java.vm.version"));
+    key.add(java.toString());
+    for (String e : classpath.split(File.pathSeparator)) {
+      Path p = Path.of(e);
+      if (!p.isAbsolute() || !e.endsWith(".jar") || !Files.isRegularFile(p)) {
+        return new Named(null, new Plan.Without("classpath entry '" + e + "' is not an absolute path of a jar file"));
+      }
+      try {
+        key.add(e + "|" + Files.size(p) + "|" + Files.getLastModifiedTime(p).toMillis());
+      } catch (IOException x) {
+        return new Named(null, new Plan.Without("cannot read " + e + ": " + x.getMessage()));
+      }
+    }
+    key.add("-cp " + classpath);
+    return new Named(dir.resolve(name + "-" + digest(String.join("\n", key).getBytes(StandardCharsets.UTF_8), 8) + ".jsa"),
+        null);
   }
 
   /**

@@ -134,6 +134,14 @@ public final class RunDirectory {
     return dir.resolve(name);
   }
 
+  /**
+   * The end of {@code stderr.log} on one line: its last few lines without stack frames, cut to a few
+   * hundred characters ({@link LastWords}); empty when there is none.
+   */
+  public Optional<String> lastWords() {
+    return LastWords.of(stderrLog());
+  }
+
   // ---------------------------------------------------------------- reservation
 
   /** Takes the reservation now, or empty when another process (or this one) holds it. */

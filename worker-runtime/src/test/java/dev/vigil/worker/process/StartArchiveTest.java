@@ -68,7 +68,10 @@ class StartArchiveTest {
 
   @Test
   void theFirstHostWritesTheArchive_andLaterHostsMapIt() throws Exception {
+    java.util.Optional<Path> named = archive.archiveOf(WorkerArgs.FAST_START_FLAGS, classpath);
     StartArchive.Plan.Create create = assertInstanceOf(StartArchive.Plan.Create.class, plan());
+    assertEquals(named, java.util.Optional.of(create.archive()), "archiveOf names the archive the plan writes");
+    assertFalse(Files.exists(create.archive()), "archiveOf made nothing");
     assertInstanceOf(StartArchive.Plan.Without.class, plan(), "a second start does not create it at the same time");
     Host first = host(create);
     assertEquals(0, first.exit(), "the host that writes the archive runs its command: " + first.stderr());

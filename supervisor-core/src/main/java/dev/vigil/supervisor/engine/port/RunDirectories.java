@@ -43,4 +43,12 @@ public interface RunDirectories {
    * missing or unreadable (a boot never revives a worker without a readable busy record).
    */
   Optional<RevivalGate.BusyRecord> latestBusy(WorkerKey key);
+
+  /**
+   * The end of the worker's {@code stderr.log}, for the diagnosis of a worker that died before it took
+   * its run lock: a JVM that could not start (no main class, a bad flag) says why only there. A few
+   * lines without stack frames, joined on one line and cut to a few hundred characters from the end;
+   * empty when the log is missing, empty or unreadable.
+   */
+  Optional<String> lastWords(WorkerKey key);
 }
