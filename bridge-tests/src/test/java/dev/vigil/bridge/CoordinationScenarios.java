@@ -144,7 +144,7 @@ final class CoordinationScenarios {
     }
 
     Script cancel(int ticket) {
-      steps.add(new Step.Cancel(new TicketId(ticket)));
+      steps.add(new Step.Cancel(new TicketId(ticket), now));
       return this;
     }
 

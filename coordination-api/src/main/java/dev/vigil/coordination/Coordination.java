@@ -28,7 +28,7 @@ public interface Coordination {
   /**
    * Queues a finished ticket (SUCCEEDED, FAILED, CANCELLED or HELD) again as a new READY ticket of the
    * same work ({@link Ticket#resubmission()}), linked both ways; a HELD original is CANCELLED in the
-   * same transaction, so it never runs beside its retry. A ticket is retried once.
+   * same transaction, with a CANCELLED event, so it never runs beside its retry. A ticket is retried once.
    */
   Retry retry(TicketId original, long nowMs);
 
@@ -147,8 +147,8 @@ public interface Coordination {
     return release(ticket, java.util.OptionalInt.empty());
   }
 
-  /** READY or HELD → CANCELLED. */
-  Control cancel(TicketId ticket);
+  /** READY or HELD → CANCELLED, with a CANCELLED event. */
+  Control cancel(TicketId ticket, long nowMs);
 
   /** Q9: no ticket of a parked lane is claimed; returns true if the lane was not parked before. */
   boolean parkLane(Lane lane);

@@ -4,7 +4,7 @@ import java.util.Objects;
 
 /**
  * One entry of the store's event stream: what a consumer is told about (a settlement, a hold, a
- * kill, a time-out, a service given up), written in the same transaction as the decision it
+ * cancellation, a kill, a time-out, a service given up), written in the same transaction as the decision it
  * reports, so that nothing is reported that did not happen and nothing that happened is missed.
  * Ids count from 1 without gaps, in commit order: a consumer that read up to id N and asks for
  * what comes after N misses nothing.
@@ -16,8 +16,9 @@ import java.util.Objects;
  * @param run         the run it is about, or {@code null}
  * @param service     the service it is about, or {@code null}
  * @param verdict     for SETTLED, the verdict; else {@code null}
- * @param ticketState for SETTLED and HELD, the ticket's state after the decision; else {@code null}
- * @param text        a line for people: the diagnosis, the hold reason, why a service was given up
+ * @param ticketState for SETTLED, HELD and CANCELLED, the ticket's state after the decision; else {@code null}
+ * @param text        a line for people: the diagnosis, the hold reason, how a ticket was cancelled, why a
+ *                    service was given up
  */
 public record Event(long id, long atMs, Kind kind, TicketId ticket, RunId run, String service, Verdict verdict,
                     TicketState ticketState, String text) {
@@ -27,6 +28,12 @@ public record Event(long id, long atMs, Kind kind, TicketId ticket, RunId run, S
     SETTLED,
     /** A ticket became HELD: by a settlement, by spawn failures, or by an operator. */
     HELD,
+    /**
+     * A ticket became CANCELLED without a settlement saying so: an operator's cancel of a waiting or
+     * held ticket, a retry of a held ticket, or a kill of a run that never started. (A killed run's
+     * settlement reports its own CANCELLED ticket in its SETTLED event.)
+     */
+    CANCELLED,
     /** An operator asked to kill a run (Q13). */
     KILL,
     /** A run passed its time limit and is being stopped (Q12). */
@@ -49,6 +56,9 @@ public record Event(long id, long atMs, Kind kind, TicketId ticket, RunId run, S
     }
     if ((kind == Kind.SETTLED) != (verdict != null)) {
       throw new IllegalArgumentException("a verdict is named exactly by a SETTLED event");
+    }
+    if (kind == Kind.CANCELLED && (ticket == null || ticketState != TicketState.CANCELLED)) {
+      throw new IllegalArgumentException("a CANCELLED event names a ticket and its CANCELLED state");
     }
   }
 

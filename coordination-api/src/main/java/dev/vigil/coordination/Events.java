@@ -23,9 +23,29 @@ public final class Events {
     return out;
   }
 
-  /** A rolled-back claim: HELD when it held the ticket (spawn failures, a hand-started claim, a kill). */
+  /**
+   * A rolled-back claim: HELD when it held the ticket (spawn failures, a hand-started claim, a kill
+   * that holds), CANCELLED when it cancelled it (a kill of a run that never started).
+   */
   public static List<Event.Draft> ofAbort(Run abandoned, Ticket after, long nowMs) {
-    return after.state() == TicketState.HELD ? List.of(held(after, abandoned.id(), nowMs)) : List.of();
+    if (after.state() == TicketState.HELD) {
+      return List.of(held(after, abandoned.id(), nowMs));
+    } else if (after.state() == TicketState.CANCELLED) {
+      return List.of(cancelled(after, abandoned.id(), "killed by an operator before it started", nowMs));
+    }
+    return List.of();
+  }
+
+  /** An operator's cancel of a waiting or held ticket: CANCELLED. */
+  public static List<Event.Draft> ofCancel(Ticket after, long nowMs) {
+    return List.of(cancelled(after, null, "cancelled by an operator", nowMs));
+  }
+
+  /** A retry: CANCELLED for a held original (a finished one stays as it was, and a submission writes nothing). */
+  public static List<Event.Draft> ofRetry(Ticket before, Ticket originalAfter, long nowMs) {
+    return before.state() == TicketState.HELD && originalAfter.state() == TicketState.CANCELLED
+        ? List.of(cancelled(originalAfter, null, "retried as " + originalAfter.retriedAs(), nowMs))
+        : List.of();
   }
 
   /** An operator's hold: HELD when the ticket was not held before. */
@@ -48,6 +68,10 @@ public final class Events {
   public static Event.Draft ofServiceGivenUp(String service, String why, long nowMs) {
     Objects.requireNonNull(service, "service");
     return new Event.Draft(nowMs, Event.Kind.SERVICE_GIVEN_UP, null, null, service, null, null, why);
+  }
+
+  private static Event.Draft cancelled(Ticket after, RunId run, String text, long nowMs) {
+    return new Event.Draft(nowMs, Event.Kind.CANCELLED, after.id(), run, null, null, TicketState.CANCELLED, text);
   }
 
   private static Event.Draft held(Ticket after, RunId run, long nowMs) {

@@ -714,11 +714,11 @@ public abstract class CoordinationContract {
     assertEquals("wait for data", held.holdReason());
     assertEquals(TicketState.READY, assertInstanceOf(Control.Done.class, c.release(t)).ticket().state());
     RunId run = claim(t, A, T0).run().id();
-    assertEquals(Control.Reason.LEASED, assertInstanceOf(Control.Denied.class, c.cancel(t)).reason());
+    assertEquals(Control.Reason.LEASED, assertInstanceOf(Control.Denied.class, c.cancel(t, T0)).reason());
     assertEquals(Control.Reason.LEASED, assertInstanceOf(Control.Denied.class, c.hold(t, "x", T0)).reason());
     c.abortClaim(run, A, "test", T0);
-    assertEquals(TicketState.CANCELLED, assertInstanceOf(Control.Done.class, c.cancel(t)).ticket().state());
-    assertEquals(Control.Reason.TERMINAL, assertInstanceOf(Control.Denied.class, c.cancel(t)).reason());
+    assertEquals(TicketState.CANCELLED, assertInstanceOf(Control.Done.class, c.cancel(t, T0)).ticket().state());
+    assertEquals(Control.Reason.TERMINAL, assertInstanceOf(Control.Denied.class, c.cancel(t, T0)).reason());
     assertEquals(Control.Reason.TERMINAL, assertInstanceOf(Control.Denied.class, c.park(t)).reason());
     assertEquals(Control.Reason.NOT_FOUND, assertInstanceOf(Control.Denied.class, c.park(new TicketId(77))).reason());
   }
@@ -1009,6 +1009,36 @@ public abstract class CoordinationContract {
         "failed 6 times within 15m"), e);
     assertEquals(List.of(new Event(1, T0, Event.Kind.HELD, t, null, null, null, TicketState.HELD, "wait for data"), e),
         c.store().events(0, 100));
+  }
+
+  @Test
+  void aCancel_aRetryOfAHeldTicket_andAKillBeforeTheStart_areCancelledEvents_andRefusalsWriteNone() {
+    TicketId waiting = submit();
+    assertEquals(TicketState.CANCELLED, assertInstanceOf(Control.Done.class, c.cancel(waiting, T0)).ticket().state());
+    assertInstanceOf(Control.Denied.class, c.cancel(waiting, T0 + 1));
+    assertInstanceOf(Control.Denied.class, c.cancel(new TicketId(77), T0 + 1));
+    TicketId held = submit();
+    c.hold(held, "by hand", T0 + 2);
+    c.cancel(held, T0 + 3);
+    TicketId retried = submit();
+    c.hold(retried, "by hand", T0 + 4);
+    Retry.Retried r = assertInstanceOf(Retry.Retried.class, c.retry(retried, T0 + 5));
+    assertInstanceOf(Retry.Retried.class, c.retry(waiting, T0 + 6)); // a finished original: no event
+    TicketId killed = submit();
+    RunId claimed = claim(killed, A, T0 + 7).run().id();
+    c.requestStop(claimed, StopIntent.KILL, "killed by an operator", T0 + 7);
+    assertEquals(TicketState.CANCELLED, assertInstanceOf(AbortClaim.Aborted.class,
+        c.abortClaim(claimed, A, "stopped before it started", T0 + 8)).ticket().state());
+    assertEquals(List.of(
+        new Event(1, T0, Event.Kind.CANCELLED, waiting, null, null, null, TicketState.CANCELLED, "cancelled by an operator"),
+        new Event(2, T0 + 2, Event.Kind.HELD, held, null, null, null, TicketState.HELD, "by hand"),
+        new Event(3, T0 + 3, Event.Kind.CANCELLED, held, null, null, null, TicketState.CANCELLED, "cancelled by an operator"),
+        new Event(4, T0 + 4, Event.Kind.HELD, retried, null, null, null, TicketState.HELD, "by hand"),
+        new Event(5, T0 + 5, Event.Kind.CANCELLED, retried, null, null, null, TicketState.CANCELLED,
+            "retried as " + r.ticket().id()),
+        new Event(6, T0 + 7, Event.Kind.KILL, killed, claimed, null, null, null, "killed by an operator"),
+        new Event(7, T0 + 8, Event.Kind.CANCELLED, killed, claimed, null, null, TicketState.CANCELLED,
+            "killed by an operator before it started")), c.store().events(0, 100));
   }
 
   @Test

@@ -15,28 +15,42 @@ import java.util.Optional;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one event thread of a {@link Vigil}: reads the store's event stream through the engine
- * ({@link Command.Events}) whenever the daemon says something may have been written (a wake-up from
- * its scheduling thread, never a timer), delivers each event to every listener whose last id is
- * below it, in id order, once, and completes the futures of tickets that settled or were held.
+ * The event threads of a {@link Vigil}: cursors over the store's event stream, each reading it
+ * through the engine ({@link Command.Events}) from its own last id whenever the daemon says
+ * something may have been written (a wake-up from its scheduling thread, never a timer).
  *
- * <p>Listeners and completions run on this thread, never on the daemon's scheduling thread.
+ * <ul>
+ *   <li>Completions: one thread ({@code vigil-events}) completes the futures of tickets whose event
+ *       says they finished or are HELD (SETTLED into a finished state or HELD, HELD, CANCELLED). Every
+ *       move of a ticket into such a state writes one of these events in its own transaction, so the
+ *       stream alone drives the completions.
+ *   <li>Listeners: each subscription has a thread of its own ({@code vigil-events-N}) and its own
+ *       cursor. The store keeps every event, so a slow listener only falls behind: it holds up neither
+ *       the engine (which never waits for a listener, and only queues a wake-up), nor other listeners,
+ *       nor completions; it reads one page at a time when it is ready.
+ * </ul>
+ *
+ * <p>No listener or completion ever runs on the daemon's scheduling thread.
  */
 final class Dispatcher {
   private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
   /** Events read per command. */
   static final int PAGE = 500;
+  /** The thread name of completions; a listener's thread is this name, a dash and a number. */
+  static final String THREAD = "vigil-events";
+  private static final AtomicInteger SUBSCRIPTIONS = new AtomicInteger();
 
   /**
-   * The daemon's hook, pointed at the dispatcher once it exists (the daemon starts first). A command's
-   * reply that finished a ticket (a cancel, which writes no event; a retry that cancelled a held
-   * original), from this JVM or from the CLI, is handed to the event thread for its waiters.
+   * The daemon's hook, pointed at the dispatcher once it exists (the daemon starts first): an engine
+   * event or a reply to a command that may have written (from this JVM or from the CLI) wakes every
+   * cursor. A read's reply wakes nothing, or the cursors' own reads would wake them again.
    */
   static final class Waker implements Daemon.Changes {
     private volatile Dispatcher to;
@@ -56,60 +70,66 @@ final class Dispatcher {
     @Override
     public void replied(Reply reply) {
       Dispatcher d = to;
-      if (d == null) {
-        return;
+      if (d != null && mayHaveWritten(reply)) {
+        d.wake();
       }
-      if (reply instanceof Reply.TicketChanged c && settled(c.ticket().state())) {
-        d.finishedByCommand.add(c.ticket());
-      } else if (reply instanceof Reply.Retried r && settled(r.original().state())) {
-        d.finishedByCommand.add(r.original());
-      }
-      d.wake();
     }
   }
 
-  /** Tickets a command finished, for their waiters, handed from the scheduling thread. */
-  private final java.util.Queue<Ticket> finishedByCommand = new java.util.concurrent.ConcurrentLinkedQueue<>();
+  /** Whether a command answered with {@code r} may have written an event: not a read, not a refusal. */
+  static boolean mayHaveWritten(Reply r) {
+    return !(r instanceof Reply.EventList || r instanceof Reply.TicketDetail || r instanceof Reply.TicketList
+        || r instanceof Reply.RunList || r instanceof Reply.StatusReport || r instanceof Reply.Denied
+        || r instanceof Reply.NotFound || r instanceof Reply.Invalid || r instanceof Reply.Busy);
+  }
 
   private final Function<Command, Reply> call;
-  private final BlockingQueue<Boolean> wake = new ArrayBlockingQueue<>(1);
   private final Object lock = new Object();
   /** Guarded by {@code lock} (Guava's annotation is not on the launcher's classpath). */
   private final List<Listener> listeners = new ArrayList<>();
   /** Guarded by {@code lock} (Guava's annotation is not on the launcher's classpath). */
   private final Map<TicketId, List<CompletableFuture<Ticket>>> waiting = new HashMap<>();
-  /** The last event id the completions have seen: every later settlement completes its waiters. Event thread only. */
-  private long head;
+  private final Completions completions;
   private volatile boolean running = true;
-  private final Thread thread;
 
   Dispatcher(Function<Command, Reply> call, long head) {
     this.call = call;
-    this.head = head;
-    this.thread = new Thread(this::loop, "vigil-events");
-    this.thread.setDaemon(true);
+    this.completions = new Completions(head);
   }
 
   void start() {
-    thread.start();
-    wake();
+    completions.start();
   }
 
   /** Something may have been written; returns at once (called on the daemon's scheduling thread). */
   void wake() {
-    wake.offer(Boolean.TRUE);
+    completions.wake();
+    List<Listener> these;
+    synchronized (lock) {
+      these = List.copyOf(listeners);
+    }
+    these.forEach(Cursor::wake);
   }
 
+  /** Whether the calling thread is one of this dispatcher's (completions or a listener). */
   boolean onThisThread() {
-    return Thread.currentThread() == thread;
+    if (completions.onThisThread()) {
+      return true;
+    }
+    synchronized (lock) {
+      return listeners.stream().anyMatch(Cursor::onThisThread);
+    }
   }
 
   Subscription listen(long afterId, Consumer<VigilEvent> consumer) {
     Listener l = new Listener(afterId, consumer);
     synchronized (lock) {
+      if (!running) {
+        throw new IllegalStateException("Vigil was closed");
+      }
       listeners.add(l);
     }
-    wake();
+    l.start();
     return l;
   }
 
@@ -152,96 +172,140 @@ final class Dispatcher {
     return s.terminal() || s == TicketState.HELD;
   }
 
-  /** Delivers what is already written, then stops; pending completions fail. */
+  /**
+   * Delivers what is already written, then stops: completions first (the futures still pending then
+   * fail), then each listener, which takes every event written so far at its own pace before its
+   * thread ends (a listener that blocks holds this up).
+   */
   void stop() {
-    running = false;
-    wake();
-    if (!onThisThread()) {
-      try {
-        thread.join();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
+    List<Listener> these;
+    synchronized (lock) {
+      running = false;
+      these = List.copyOf(listeners);
+      listeners.clear();
     }
+    completions.finish();
     List<CompletableFuture<Ticket>> pending = new ArrayList<>();
     synchronized (lock) {
       waiting.values().forEach(pending::addAll);
       waiting.clear();
-      listeners.clear();
     }
     pending.forEach(f -> f.completeExceptionally(new IllegalStateException("Vigil was closed")));
+    these.forEach(Cursor::finish);
   }
 
-  private void loop() {
-    while (true) {
-      try {
-        wake.take();
-      } catch (InterruptedException e) {
-        return;
-      }
-      try {
-        drain();
-      } catch (IllegalStateException e) {
-        LOG.debug("events: {}", e.getMessage()); // the daemon stopped
-        return;
-      }
-      if (!running) {
-        return;
-      }
-    }
-  }
+  /**
+   * A reader of the stream from its last id on a thread of its own, woken by {@link #wake}. Once
+   * {@link #finish} is called it reads what is written by then and ends.
+   */
+  private abstract class Cursor {
+    private final BlockingQueue<Boolean> wake = new ArrayBlockingQueue<>(1);
+    private final Thread thread;
+    /** The last event handled; written only on this cursor's thread. */
+    protected volatile long last;
+    private volatile boolean finishing;
 
-  private void drain() {
-    Ticket t;
-    while ((t = finishedByCommand.poll()) != null) {
-      offer(t);
+    Cursor(long afterId, String name) {
+      this.last = afterId;
+      this.thread = new Thread(this::loop, name);
+      this.thread.setDaemon(true);
     }
-    // the listeners of this pass, each behind the stream read from `from`; one added meanwhile waits
-    // for the next pass (its wake-up is queued), so that it, too, sees every event after its id in order
-    List<Listener> these;
-    long from = head;
-    synchronized (lock) {
-      these = List.copyOf(listeners);
-    }
-    for (Listener l : these) {
-      from = Math.min(from, l.last);
-    }
-    while (true) {
-      Reply r = call.apply(new Command.Events(from, PAGE));
-      if (!(r instanceof Reply.EventList list)) {
-        throw new AssertionError(r);
-      }
-      for (Event e : list.events()) {
-        deliver(e, these);
-        from = e.id();
-      }
-      if (list.events().size() < PAGE) {
-        return;
-      }
-    }
-  }
 
-  private void deliver(Event e, List<Listener> these) {
-    VigilEvent v = VigilEvent.of(e);
-    for (Listener l : these) {
-      if (l.last < e.id() && l.open) {
-        l.last = e.id(); // before the listener sees it, so that lastId() names what it has seen
+    void start() {
+      thread.start();
+      wake();
+    }
+
+    final void wake() {
+      wake.offer(Boolean.TRUE);
+    }
+
+    final boolean onThisThread() {
+      return Thread.currentThread() == thread;
+    }
+
+    /** Reads what is written by now, then ends; waits for that unless called on this thread. */
+    final void finish() {
+      finishing = true;
+      wake();
+      if (!onThisThread() && thread.isAlive()) {
         try {
-          l.consumer.accept(v);
-        } catch (RuntimeException x) {
-          LOG.warn("an event listener failed on event {}: {}", e.id(), x.toString());
+          thread.join();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
         }
       }
     }
-    if (e.id() > head) {
-      head = e.id();
-      boolean ends = e.ticket() != null && (e.kind() == Event.Kind.HELD
+
+    /** Whether to go on reading. */
+    abstract boolean open();
+
+    /** Handles one event, in id order, once; sets {@link #last}. */
+    abstract void handle(Event e);
+
+    private void loop() {
+      while (open()) {
+        try {
+          wake.take();
+        } catch (InterruptedException e) {
+          return;
+        }
+        boolean lastPass = finishing; // read before the pass: it then reads everything written before finish()
+        try {
+          drain();
+        } catch (IllegalStateException e) {
+          LOG.debug("events: {}", e.getMessage()); // the daemon stopped
+          return;
+        }
+        if (lastPass) {
+          return;
+        }
+      }
+    }
+
+    private void drain() {
+      while (open()) {
+        Reply r = call.apply(new Command.Events(last, PAGE));
+        if (!(r instanceof Reply.EventList list)) {
+          throw new AssertionError(r);
+        }
+        for (Event e : list.events()) {
+          if (!open()) {
+            return;
+          }
+          handle(e);
+        }
+        if (list.events().size() < PAGE) {
+          return;
+        }
+      }
+    }
+  }
+
+  /** Completes the futures of tickets that finished or were held, from the events that say so. */
+  private final class Completions extends Cursor {
+    Completions(long head) {
+      super(head, THREAD);
+    }
+
+    @Override
+    boolean open() {
+      return true;
+    }
+
+    @Override
+    void handle(Event e) {
+      last = e.id();
+      boolean ends = e.ticket() != null && (e.kind() == Event.Kind.HELD || e.kind() == Event.Kind.CANCELLED
           || e.kind() == Event.Kind.SETTLED && settled(e.ticketState()));
+      if (!ends) {
+        return;
+      }
       boolean someone;
       synchronized (lock) {
-        someone = e.ticket() != null && waiting.containsKey(e.ticket());
+        someone = waiting.containsKey(e.ticket());
       }
-      if (ends && someone) {
+      if (someone) {
         Reply r = call.apply(new Command.Show(e.ticket()));
         if (r instanceof Reply.TicketDetail d) {
           offer(settled(d.ticket().state()) ? d.ticket() : atEvent(d.ticket(), e));
@@ -256,15 +320,34 @@ final class Dispatcher {
     return now.withState(s, s == TicketState.HELD ? Optional.ofNullable(e.text()).orElse("") : null);
   }
 
-  private final class Listener implements Subscription {
+  private final class Listener extends Cursor implements Subscription {
     private final Consumer<VigilEvent> consumer;
-    /** Written only on the event thread. */
-    private volatile long last;
     private volatile boolean open = true;
 
     Listener(long afterId, Consumer<VigilEvent> consumer) {
-      this.last = afterId;
+      super(afterId, THREAD + "-" + SUBSCRIPTIONS.incrementAndGet());
       this.consumer = consumer;
+    }
+
+    @Override
+    boolean open() {
+      return open;
+    }
+
+    @Override
+    void handle(Event e) {
+      last = e.id(); // before the listener sees it, so that lastId() names what it has seen
+      try {
+        consumer.accept(VigilEvent.of(e));
+      } catch (RuntimeException x) {
+        LOG.warn("an event listener failed on event {} (it counts as delivered): {}", e.id(), x.toString());
+      } catch (Error x) {
+        close();
+        LOG.error("an event listener failed on event {} with an error; its subscription ends", e.id(), x);
+        if (x instanceof VirtualMachineError) {
+          throw x;
+        }
+      }
     }
 
     @Override
@@ -278,6 +361,7 @@ final class Dispatcher {
       synchronized (lock) {
         listeners.remove(this);
       }
+      wake();
     }
   }
 }

@@ -9,12 +9,12 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code vigil events [--follow] [--json] [--since ID]}: the daemon's settlements, holds, kills,
- * time-outs and service give-ups, in order, each with its id. The stream is kept in the store and
+ * {@code vigil events [--follow] [--json] [--since ID]}: the daemon's settlements, holds,
+ * cancellations, kills, time-outs and service give-ups, in order, each with its id. The stream is kept in the store and
  * each event is written with the decision it reports, so a consumer that remembers the last id it
  * saw and asks {@code --since} it misses nothing, across restarts of the daemon and of itself.
  */
-@Command(name = "events", mixinStandardHelpOptions = true, description = {"Settlements, holds, kills, time-outs and service give-ups, in order, each "
+@Command(name = "events", mixinStandardHelpOptions = true, description = {"Settlements, holds, cancellations, kills, time-outs and service give-ups, in order, each "
     + "with its id. Without --follow: every event (or those after --since); with --follow: the events from now on "
     + "(or after --since), printed as they come, across daemon restarts.",
     "A desktop notification for each: vigil events --follow | while read -r e; do notify-send vigil \"$e\"; done"})

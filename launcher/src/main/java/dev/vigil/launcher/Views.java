@@ -172,6 +172,7 @@ final class Views {
       case "SETTLED" -> e.path("verdict").asText() + (e.hasNonNull("ticketState") ? ", ticket "
           + e.path("ticketState").asText() : "");
       case "HELD" -> "held";
+      case "CANCELLED" -> "cancelled";
       case "KILL" -> "kill asked";
       case "TIMEOUT" -> "time limit reached";
       case "SERVICE_GIVEN_UP" -> "given up";

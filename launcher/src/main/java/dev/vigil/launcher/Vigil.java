@@ -45,9 +45,10 @@ import java.util.function.Consumer;
  * }</pre>
  *
  * <p>Building is free of side effects: nothing is touched and no thread is started before
- * {@link Builder#start()}. A started Vigil has the daemon's scheduling thread and one event thread
- * ({@code vigil-events}), on which listeners ({@link #events}) and completions ({@link #completion})
- * run, woken by the daemon whenever it decided something, never by a timer. Control verbs return a
+ * {@link Builder#start()}. A started Vigil has the daemon's scheduling thread, one thread for
+ * completions ({@link #completion}, {@code vigil-events}) and one per subscription ({@link #events},
+ * {@code vigil-events-N}), each woken by the daemon whenever it may have written an event, never by a
+ * timer; no listener or completion runs on the scheduling thread. Control verbs return a
  * {@link Decision}; a refusal is a value, not an exception.
  *
  * <p>{@link #close()} stops the daemon and leaves its workers running for the next daemon to adopt
@@ -212,9 +213,10 @@ public final class Vigil implements AutoCloseable {
   // ---- waiting
 
   /**
-   * A future completed with the ticket once it has settled (SUCCEEDED, FAILED, CANCELLED) or is HELD,
-   * at once when it already is; completed on the event thread, from the store's settlements. It
-   * fails with {@link IllegalArgumentException} when there is no such ticket, and with
+   * A future completed with the ticket once it has settled (SUCCEEDED, FAILED, CANCELLED) or is HELD:
+   * on the completions thread ({@code vigil-events}), by the event that reports it (a settlement, a
+   * hold, a cancellation), or at once, on the calling thread, when it already is. It fails with
+   * {@link IllegalArgumentException} when there is no such ticket, and with
    * {@link IllegalStateException} when this Vigil closes first. Cancelling the future stops waiting.
    */
   public CompletableFuture<Ticket> completion(TicketId id) {
@@ -235,11 +237,12 @@ public final class Vigil implements AutoCloseable {
    *
    * @throws TimeoutException         when it has not within {@code timeout}
    * @throws IllegalArgumentException when there is no such ticket
-   * @throws IllegalStateException    on the event thread (a listener must not wait), or when this Vigil closes
+   * @throws IllegalStateException    on a thread of this Vigil's (a listener or a completion must not
+   *                                  wait), or when this Vigil closes
    */
   public Ticket await(TicketId id, Duration timeout) throws TimeoutException, InterruptedException {
     if (dispatcher.onThisThread()) {
-      throw new IllegalStateException("await on the event thread would wait for itself; use completion(id)");
+      throw new IllegalStateException("await on a thread of this Vigil's would hold up its events; use completion(id)");
     }
     CompletableFuture<Ticket> f = completion(id);
     try {
@@ -257,7 +260,7 @@ public final class Vigil implements AutoCloseable {
 
   // ---- control
 
-  /** READY or HELD → CANCELLED (a running ticket: {@link #kill}). */
+  /** READY or HELD → CANCELLED, reported by a {@link VigilEvent.Cancelled} (a running ticket: {@link #kill}). */
   public Decision cancel(TicketId id) {
     return control(new Command.Cancel(id));
   }
@@ -295,12 +298,20 @@ public final class Vigil implements AutoCloseable {
     return control(new Command.Release(id));
   }
 
-  /** HELD → READY, granting {@code attempts} more attempts (Q1). */
+  /**
+   * HELD → READY, granting {@code attempts} more attempts (Q1); refused when the ticket would have more
+   * than {@value NewTicket#MAX_ATTEMPTS} attempts.
+   *
+   * @throws IllegalArgumentException when {@code attempts} is not 1-{@value NewTicket#MAX_ATTEMPTS}; nothing is asked
+   */
   public Decision release(TicketId id, int attempts) {
     return control(new Command.Release(id, OptionalInt.of(attempts)));
   }
 
-  /** Queues a finished (or HELD) ticket again as a new ticket of the same work. */
+  /**
+   * Queues a finished (or HELD) ticket again as a new ticket of the same work; a HELD original is
+   * cancelled, reported by a {@link VigilEvent.Cancelled}.
+   */
   public Decision retry(TicketId id) {
     return control(new Command.Retry(id));
   }
@@ -413,11 +424,17 @@ public final class Vigil implements AutoCloseable {
 
   /**
    * Delivers every event with an id above {@code afterId} to {@code listener}, in id order, each once,
-   * on this Vigil's event thread, as soon as the daemon wrote it. Pass the last id a listener saw
-   * ({@link Subscription#lastId()}, stored by the application) to resume after a restart without
-   * missing an event or seeing one twice; 0 replays from the first. A listener must not block: it
-   * holds up every other listener and completion. A listener that throws is logged, and the event
-   * counts as delivered to it.
+   * on a thread of this subscription's own ({@code vigil-events-N}), as soon as the daemon wrote it.
+   * Pass the last id a listener saw ({@link Subscription#lastId()}, stored by the application) to
+   * resume after a restart without missing an event or seeing one twice; 0 replays from the first.
+   *
+   * <p>A slow listener falls behind on its own: the store keeps the stream, which it reads a page at a
+   * time when it is ready, so it holds up neither the daemon nor other listeners nor completions (but
+   * {@link #close()} waits for it to take what was written). A listener that throws a runtime exception
+   * is logged and the event counts as delivered to it; one that throws an {@link Error} is logged and
+   * its subscription ends. A listener must not {@link #await} (use {@link #completion}).
+   *
+   * @throws IllegalStateException when this Vigil is closed
    */
   public Subscription events(long afterId, Consumer<VigilEvent> listener) {
     if (afterId < 0) {
@@ -440,8 +457,11 @@ public final class Vigil implements AutoCloseable {
   }
 
   /**
-   * Delivers the events already written, then stops the daemon; every worker keeps running for the
-   * next daemon to adopt (D4). Pending completions fail with {@link IllegalStateException}.
+   * Delivers the events already written (completions, then each listener, which may take its time),
+   * then stops the daemon; every worker keeps running for the next daemon to adopt (D4). Pending
+   * completions fail with {@link IllegalStateException}. Events written after (a run that ends while
+   * no daemon is up is settled by the next one) reach a listener of the next Vigil that resumes
+   * from the last id this one's listener saw.
    */
   @Override
   public void close() {

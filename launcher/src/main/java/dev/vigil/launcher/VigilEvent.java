@@ -36,6 +36,17 @@ public sealed interface VigilEvent {
     }
   }
 
+  /**
+   * A ticket was CANCELLED without a run settling: by a cancel of a waiting or held ticket, by a retry
+   * of a held ticket ({@code note} names the new ticket), or by a kill of a run that never started
+   * ({@code run} is that run, else {@code null}). A killed run's cancelled ticket is a {@link Settled}.
+   */
+  record Cancelled(long id, long atMs, TicketId ticket, RunId run, String note) implements VigilEvent {
+    public Cancelled {
+      Objects.requireNonNull(ticket, "ticket");
+    }
+  }
+
   /** A kill of a run is on record and it is being stopped (Q13). */
   record Killed(long id, long atMs, TicketId ticket, RunId run, String note) implements VigilEvent {
     public Killed {
@@ -62,6 +73,7 @@ public sealed interface VigilEvent {
     return switch (e.kind()) {
       case SETTLED -> new Settled(e.id(), e.atMs(), e.ticket(), e.run(), e.verdict(), e.ticketState(), e.text());
       case HELD -> new Held(e.id(), e.atMs(), e.ticket(), e.run(), e.text());
+      case CANCELLED -> new Cancelled(e.id(), e.atMs(), e.ticket(), e.run(), e.text());
       case KILL -> new Killed(e.id(), e.atMs(), e.ticket(), e.run(), e.text());
       case TIMEOUT -> new TimedOut(e.id(), e.atMs(), e.ticket(), e.run(), e.text());
       case SERVICE_GIVEN_UP -> new ServiceGivenUp(e.id(), e.atMs(), e.service(), e.text());

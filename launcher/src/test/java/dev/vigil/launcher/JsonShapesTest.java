@@ -122,6 +122,8 @@ class JsonShapesTest {
     String held = vigil(home, "submit", "--max-attempts", "1", "--", "sh", "-c", "exit 3").line();
     String later = vigil(home, "submit", "--in", "1h", "--", "true").line();
     assertEquals(0, vigil(home, "park", later).code());
+    String cancelled = vigil(home, "submit", "--in", "1h", "--", "true").line();
+    assertEquals(0, vigil(home, "cancel", cancelled).code());
     assertEquals(0, vigil(home, "wait", ok, "--timeout", "90s").code());
     assertEquals(1, vigil(home, "wait", held, "--timeout", "90s").code());
     String running = vigil(home, "submit", "--", "sleep", "60").line();
@@ -132,7 +134,7 @@ class JsonShapesTest {
     assertTrue(status.path("runs").size() >= 1 && status.path("services").size() == 1, status.toString());
     check(shapes, "status", status, wrong);
     JsonNode tasks = json(vigil(home, "tasks", "--json"));
-    assertEquals(4, tasks.size());
+    assertEquals(5, tasks.size());
     tasks.forEach(t -> check(shapes, "ticket", t, wrong));
     for (String t : List.of(ok, held, running)) {
       check(shapes, "ticket", json(vigil(home, "show", t, "--json")), wrong);
@@ -144,14 +146,16 @@ class JsonShapesTest {
     Result events = vigil(home, "events", "--json");
     assertEquals(0, events.code(), events.err());
     List<String> lines = events.out().lines().filter(l -> !l.isBlank()).toList();
-    assertTrue(lines.size() >= 2, events.out());
+    assertTrue(lines.size() >= 3, events.out());
+    assertTrue(lines.stream().anyMatch(l -> l.contains("\"kind\":\"CANCELLED\"")), "a cancel is an event: " + events.out());
     for (String l : lines) {
       check(shapes, "event", JSON.readTree(l), wrong);
     }
     assertEquals(List.of(), wrong, "fields of --json output missing from docs/CLI.md or with another type");
     assertTrue(tasks.get(0).path("payload").isObject(), "a payload is a JSON object, not a string: " + tasks.get(0));
     for (String f : List.of("status runs[].supervision", "status lanes[].parkedTickets", "ticket spec.env[]",
-        "run start.identity.pid", "run result", "service failuresInWindow", "event verdict", "ticket labels")) {
+        "run start.identity.pid", "run result", "service failuresInWindow", "event verdict", "event ticketState",
+        "ticket labels")) {
       assertTrue(seen.contains(f), "the commands printed " + f + ": " + seen);
     }
   }

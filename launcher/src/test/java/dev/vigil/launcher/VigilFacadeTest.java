@@ -7,6 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.vigil.coordination.ExitOwner;
+import dev.vigil.coordination.Lane;
+import dev.vigil.coordination.NewTicket;
 import dev.vigil.coordination.Run;
 import dev.vigil.coordination.RunState;
 import dev.vigil.coordination.Ticket;
@@ -26,6 +31,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -60,6 +66,14 @@ class VigilFacadeTest {
     }
     assertThrows(RuntimeException.class, b::start, "start reads the configuration, which is missing");
     assertFalse(Files.exists(home.resolve("vigil.mv.db")), "a refused start opens no store");
+
+    IllegalStateException noClass = assertThrows(IllegalStateException.class,
+        () -> Vigil.builder().home(home).workerType("probe", "com.example.NoSuchType", List.of()).start());
+    assertTrue(noClass.getMessage().contains("com.example.NoSuchType"), noClass.getMessage());
+    assertFalse(Files.exists(home), "a start refused for a worker type it cannot run touches no home");
+    assertThrows(IllegalArgumentException.class, () -> Vigil.builder().workerType("no spaces", "a.B", List.of()));
+    NullPointerException noHome = assertThrows(NullPointerException.class, () -> Vigil.builder().start());
+    assertEquals("home", noHome.getMessage());
   }
 
   @Test
@@ -171,13 +185,17 @@ class VigilFacadeTest {
   }
 
   @Test
-  void control_returnsDecisions_andCompletionsFollowThem() throws Exception {
+  void control_returnsDecisions_refusalsAsValues_andCompletionsFollowTheEventsThatReportThem() throws Exception {
     try (Vigil v = Vigil.builder().home(tmp.resolve("home")).start()) {
+      List<VigilEvent> events = new CopyOnWriteArrayList<>();
+      v.events(0, events::add);
+      TicketId none = new TicketId(999_999);
       TicketId later = v.submit(Task.command("true").in(Duration.ofHours(1)).build()).id();
       assertThrows(TimeoutException.class, () -> v.await(later, Duration.ofMillis(300)));
-      ExecutionException none = assertThrows(ExecutionException.class,
-          () -> v.completion(new TicketId(999_999)).get(10, TimeUnit.SECONDS));
-      assertInstanceOf(IllegalArgumentException.class, none.getCause());
+      ExecutionException missing = assertThrows(ExecutionException.class,
+          () -> v.completion(none).get(10, TimeUnit.SECONDS));
+      assertInstanceOf(IllegalArgumentException.class, missing.getCause());
+      assertThrows(IllegalArgumentException.class, () -> v.await(none, LONG), "no such ticket");
 
       CompletableFuture<Ticket> held = v.completion(later);
       assertFalse(held.isDone());
@@ -186,6 +204,10 @@ class VigilFacadeTest {
       assertEquals(TicketState.HELD, held.get(30, TimeUnit.SECONDS).state(), "a hold completes the waiters");
       assertEquals(TicketState.HELD, v.completion(later).getNow(null).state(), "a held ticket completes at once");
       assertTrue(assertInstanceOf(Decision.Changed.class, v.hold(later, "again")).applied(), "already so");
+      Decision.Refused tooMany = assertInstanceOf(Decision.Refused.class, v.release(later, NewTicket.MAX_ATTEMPTS));
+      assertTrue(tooMany.reason().contains("attempts"), tooMany.reason());
+      assertThrows(IllegalArgumentException.class, () -> v.release(later, 0), "a grant is at least one attempt");
+      assertEquals(TicketState.HELD, v.ticket(later).orElseThrow().state(), "neither changed anything");
 
       Decision.Changed rel = assertInstanceOf(Decision.Changed.class, v.release(later, 4));
       assertEquals(TicketState.READY, rel.ticket().state());
@@ -195,34 +217,85 @@ class VigilFacadeTest {
       assertFalse(refused.applied());
       assertTrue(assertInstanceOf(Decision.Changed.class, v.park(later)).ticket().parked());
       assertFalse(assertInstanceOf(Decision.Changed.class, v.unpark(later)).ticket().parked());
+      assertInstanceOf(Decision.Refused.class, v.retry(later), "a waiting ticket is not retried");
+
       Decision.LaneChanged lane = assertInstanceOf(Decision.LaneChanged.class, v.parkLane("default"));
       assertTrue(lane.parked() && lane.changed());
+      assertFalse(assertInstanceOf(Decision.LaneChanged.class, v.parkLane("default")).changed(), "already parked");
       assertEquals(List.of("default"), v.status().parkedLanes().stream().map(Object::toString).toList());
-      assertFalse(assertInstanceOf(Decision.LaneChanged.class, v.unparkLane("default")).parked());
-      assertInstanceOf(Decision.Done.class, v.pause());
+      Decision.LaneChanged unparked = assertInstanceOf(Decision.LaneChanged.class, v.unparkLane("default"));
+      assertFalse(unparked.parked());
+      assertTrue(unparked.changed());
+      assertTrue(v.status().parkedLanes().isEmpty());
+      Decision.Invalid nope = assertInstanceOf(Decision.Invalid.class, v.parkLane("nope"));
+      assertTrue(nope.reason().contains("nope"), nope.reason());
+      assertFalse(nope.applied());
+      assertFalse(assertInstanceOf(Decision.LaneChanged.class, v.unparkLane("nope")).changed(), "it was not parked");
+
+      assertTrue(assertInstanceOf(Decision.Done.class, v.pause()).message().startsWith("paused"));
       assertEquals(Status.State.PAUSED, v.status().state());
-      assertInstanceOf(Decision.Done.class, v.resume());
+      assertTrue(assertInstanceOf(Decision.Done.class, v.pause()).message().startsWith("already paused"));
+      assertEquals("resumed", assertInstanceOf(Decision.Done.class, v.resume()).message());
       assertEquals(Status.State.RUNNING, v.status().state());
+      assertEquals("not paused", assertInstanceOf(Decision.Done.class, v.resume()).message());
 
       CompletableFuture<Ticket> cancelled = v.completion(later);
+      List<String> completedOn = new CopyOnWriteArrayList<>();
+      CompletableFuture<Ticket> seen = cancelled.thenApply(t -> {
+        completedOn.add(Thread.currentThread().getName());
+        return t;
+      });
       Decision.Changed c = assertInstanceOf(Decision.Changed.class, v.cancel(later));
       assertEquals(TicketState.CANCELLED, c.ticket().state());
-      assertEquals(TicketState.CANCELLED, cancelled.get(30, TimeUnit.SECONDS).state());
+      assertEquals(TicketState.CANCELLED, seen.get(30, TimeUnit.SECONDS).state());
+      assertEquals(List.of(Dispatcher.THREAD), completedOn, "completed by the cancel's event, on the completions thread");
+      for (Decision d : List.of(v.cancel(later), v.hold(later, "x"), v.release(later), v.park(later), v.unpark(later),
+          v.kill(later, Vigil.AfterKill.CANCEL))) {
+        assertInstanceOf(Decision.Refused.class, d, "a cancelled ticket stays so: " + d);
+      }
       Decision.Retried r = assertInstanceOf(Decision.Retried.class, v.retry(later));
       assertEquals(later, r.ticket().retryOf());
-      assertInstanceOf(Decision.NotFound.class, v.cancel(new TicketId(999_999)));
-      assertInstanceOf(Decision.Refused.class, v.kill(later, Vigil.AfterKill.CANCEL),
-          "a ticket that is not running is not killed");
-      assertInstanceOf(Decision.Refused.class, v.cancel(later), "a cancelled ticket is not cancelled again");
+      assertEquals(r.ticket().id(), r.original().retriedAs());
+      assertEquals(TicketState.CANCELLED, r.original().state(), "a finished original stays as it ended");
+      Decision.Refused twice = assertInstanceOf(Decision.Refused.class, v.retry(later), "a ticket is retried once");
+      assertTrue(twice.reason().contains(r.ticket().id().toString()), twice.reason());
+      for (Decision d : List.of(v.cancel(none), v.hold(none, "x"), v.release(none), v.release(none, 2), v.retry(none),
+          v.park(none), v.unpark(none), v.kill(none, Vigil.AfterKill.HOLD))) {
+        assertFalse(assertInstanceOf(Decision.NotFound.class, d, "no such ticket: " + d).applied());
+      }
       assertEquals(TicketState.SUCCEEDED, v.await(r.ticket().id(), LONG).state(), "the retry runs at once");
+
+      TicketId other = v.submit(Task.command("true").in(Duration.ofHours(1)).build()).id();
+      assertInstanceOf(Decision.Changed.class, v.hold(other, "by hand"));
+      Decision.Retried fromHeld = assertInstanceOf(Decision.Retried.class, v.retry(other));
+      assertEquals(TicketState.CANCELLED, fromHeld.original().state(), "a held original never runs beside its retry");
+      assertEquals(TicketState.CANCELLED, v.await(other, LONG).state());
+      assertEquals(TicketState.SUCCEEDED, v.await(fromHeld.ticket().id(), LONG).state());
+
+      TicketId raw = v.submit(new NewTicket(Lane.DEFAULT, "command", "{\"argv\":[\"true\"]}", 2, 5,
+          System.currentTimeMillis() + 3_600_000, null));
+      Ticket queued = v.ticket(raw).orElseThrow();
+      assertEquals(List.of(TicketState.READY, 2, 5), List.of(queued.state(), queued.maxAttempts(), queued.priority()));
+      assertThrows(IllegalArgumentException.class, () -> v.submit(NewTicket.of(new Lane("nope"), "command", "{}")));
+
+      waitFor(() -> events.size() >= 6);
+      assertEquals(List.of("Held " + later, "Cancelled " + later, "Settled " + r.ticket().id(), "Held " + other,
+              "Cancelled " + other, "Settled " + fromHeld.ticket().id()),
+          events.stream().map(e -> e.getClass().getSimpleName() + " " + ticketOf(e)).toList(),
+          "holds, cancellations and settlements are reported, each once; the other verbs report nothing");
+      assertOrderedWithoutGaps(events);
+      VigilEvent.Cancelled byCancel = (VigilEvent.Cancelled) events.get(1);
+      assertEquals("cancelled by an operator", byCancel.note());
+      assertEquals(null, byCancel.run());
+      assertEquals("retried as " + fromHeld.ticket().id(), ((VigilEvent.Cancelled) events.get(4)).note());
     }
   }
 
   @Test
-  void kill_andTimeOut_areSettledOnce_andReportedAsEvents() throws Exception {
+  void kill_andTimeOut_areSettledOnce_andReportedAsEvents_andARunningTicketRefusesTheOtherVerbs() throws Exception {
     try (Vigil v = Vigil.builder().home(tmp.resolve("home")).start()) {
       BlockingQueue<VigilEvent> events = new LinkedBlockingQueue<>();
-      List<String> threads = new CopyOnWriteArrayList<>();
+      Set<String> threads = ConcurrentHashMap.newKeySet();
       Subscription sub = v.events(e -> {
         threads.add(Thread.currentThread().getName());
         events.add(e);
@@ -230,6 +303,12 @@ class VigilFacadeTest {
       TicketId sleeper = v.submit(Task.command("sleep", "120").build()).id();
       TicketId slow = v.submit(Task.command("sleep", "120").timeout(Duration.ofSeconds(1)).attempts(1).build()).id();
       awaitRunning(v, sleeper);
+      for (Decision d : List.of(v.cancel(sleeper), v.hold(sleeper, "x"), v.release(sleeper), v.retry(sleeper))) {
+        assertFalse(assertInstanceOf(Decision.Refused.class, d, "a running ticket: " + d).applied());
+      }
+      assertFalse(v.shutdownIfIdle(), "a worker has work: nothing stops (S5)");
+      assertEquals(Status.State.RUNNING, v.status().state());
+      assertEquals(RunState.RUNNING, v.runs(sleeper).get(0).state(), "and its run goes on");
       Decision.Killing k = assertInstanceOf(Decision.Killing.class, v.kill(sleeper, Vigil.AfterKill.HOLD));
       assertEquals(sleeper, k.run().ticket());
       Ticket killed = v.await(sleeper, LONG);
@@ -239,7 +318,6 @@ class VigilFacadeTest {
       assertEquals(TicketState.HELD, timedOut.state(), "its only attempt spent by the time limit (Q1, Q12)");
 
       List<VigilEvent> got = take(events, 6);
-      assertEquals(Set.of("vigil-events"), Set.copyOf(threads), "delivered on the event thread only");
       assertOrderedWithoutGaps(got);
       VigilEvent.Killed ke = (VigilEvent.Killed) got.stream().filter(VigilEvent.Killed.class::isInstance)
           .findFirst().orElseThrow();
@@ -252,7 +330,30 @@ class VigilFacadeTest {
       VigilEvent.Settled ks = (VigilEvent.Settled) got.stream()
           .filter(e -> e instanceof VigilEvent.Settled s && s.ticket().equals(sleeper)).findFirst().orElseThrow();
       assertEquals(Verdict.KILLED, ks.verdict());
-      assertEquals(got.get(got.size() - 1).id(), sub.lastId());
+
+      // the two other places a kill sends its ticket: queued again at once, then cancelled
+      assertInstanceOf(Decision.Changed.class, v.release(sleeper));
+      waitFor(() -> runningRuns(v, sleeper) == 1 && v.runs(sleeper).size() == 2);
+      assertInstanceOf(Decision.Killing.class, v.kill(sleeper, Vigil.AfterKill.RETRY));
+      waitFor(() -> runningRuns(v, sleeper) == 1 && v.runs(sleeper).size() == 3);
+      assertInstanceOf(Decision.Killing.class, v.kill(sleeper, Vigil.AfterKill.CANCEL));
+      Ticket cancelled = v.await(sleeper, LONG);
+      assertEquals(TicketState.CANCELLED, cancelled.state());
+      assertEquals(0, cancelled.attemptsUsed(), "three kills, no attempt spent");
+      assertEquals(List.of(Verdict.KILLED, Verdict.KILLED, Verdict.KILLED),
+          v.runs(sleeper).stream().map(Run::verdict).toList());
+      List<VigilEvent> more = take(events, 4);
+      assertEquals(List.of("Killed", "Settled READY", "Killed", "Settled CANCELLED"), more.stream()
+          .map(e -> e instanceof VigilEvent.Settled st ? "Settled " + st.ticketState() : e.getClass().getSimpleName())
+          .toList());
+      List<VigilEvent> all = new ArrayList<>(got);
+      all.addAll(more);
+      assertOrderedWithoutGaps(all);
+
+      assertEquals(1, threads.size(), "one thread for the subscription: " + threads);
+      assertTrue(threads.iterator().next().matches(Dispatcher.THREAD + "-\\d+"),
+          "delivered on the subscription's own thread, never the daemon's scheduling thread: " + threads);
+      assertEquals(all.get(all.size() - 1).id(), sub.lastId());
       sub.close();
       assertEquals(TicketState.SUCCEEDED, v.await(v.submit(Task.command("true").build()).id(), LONG).state());
       Thread.sleep(300);
@@ -260,43 +361,95 @@ class VigilFacadeTest {
     }
   }
 
+  /**
+   * A close in the middle of the stream and a new start on the same home: tasks settling as the first
+   * daemon closes, a run that ends while no daemon is up (settled by the next one's recovery from the
+   * outcome its worker left) and one that outlives the close (adopted). A listener resumed from the
+   * last id it saw gets every event once, in id order, and each settled run is reported exactly once.
+   */
   @Test
-  void events_arriveExactlyOnceAndInOrder_acrossACloseAndANewStart() throws Exception {
+  void events_arriveExactlyOnceAndInOrder_acrossACloseAndANewStart_withRunsInFlight() throws Exception {
     Path home = tmp.resolve("home");
     List<VigilEvent> seen = new CopyOnWriteArrayList<>();
+    Set<String> threads = ConcurrentHashMap.newKeySet();
     long last;
-    TicketId running;
     TicketId first;
-    try (Vigil v = Vigil.builder().home(home).start()) {
-      Subscription sub = v.events(0, seen::add);
+    TicketId ender;
+    TicketId outliver;
+    List<TicketId> batch;
+    long enderPid;
+    Path work = Files.createDirectory(tmp.resolve("work"));
+    Path config = Files.writeString(tmp.resolve("vigil.json"), "{\"lanes\": {\"default\": {\"concurrency\": 4}}}");
+    try (Vigil v = Vigil.builder().home(home).config(config).start()) {
+      Subscription sub = v.events(0, e -> {
+        threads.add(Thread.currentThread().getName());
+        seen.add(e);
+      });
       first = v.submit(Task.command("true").build()).id();
       assertEquals(TicketState.SUCCEEDED, v.await(first, LONG).state());
-      running = v.submit(Task.command("sleep", "8").build()).id();
-      awaitRunning(v, running);
+      // each ends once the test makes its file: the first while no daemon is up, the second under the next
+      ender = v.submit(Task.command("sh", "-c", "while [ ! -e end1 ]; do sleep 0.1; done").workDir(work).build()).id();
+      outliver = v.submit(Task.command("sh", "-c", "while [ ! -e end2 ]; do sleep 0.1; done").workDir(work).build())
+          .id();
+      awaitRunning(v, ender);
+      awaitRunning(v, outliver);
+      enderPid = v.runs(ender).get(0).start().identity().pid();
+      List<Task> quick = new ArrayList<>();
+      for (int i = 0; i < 4; i++) {
+        quick.add(Task.command("true").build());
+      }
+      batch = v.submitAll(quick).stream().map(Submitted::id).toList();
+      waitFor(() -> seen.size() >= 2); // close while the stream flows: at least one batch task settled
+      v.close();
       last = sub.lastId();
-    } // the sleeper keeps running (D4) and settles under the next daemon
-    assertEquals(1, seen.size(), "one settlement so far: " + seen);
-    try (Vigil v = Vigil.builder().home(home).start()) {
-      v.events(last, seen::add);
-      List<VigilEvent> replay = new CopyOnWriteArrayList<>();
+      assertEquals(seen.get(seen.size() - 1).id(), last, "the listener saw up to its last id");
+    }
+    Files.createFile(work.resolve("end1"));
+    waitFor(() -> !ProcessHandle.of(enderPid).map(ProcessHandle::isAlive).orElse(false));
+    // the first ended while no daemon was up; its worker wrote its outcome and exited
+    List<VigilEvent> replay = new CopyOnWriteArrayList<>();
+    try (Vigil v = Vigil.builder().home(home).config(config).start()) {
+      v.events(last, e -> {
+        threads.add(Thread.currentThread().getName());
+        seen.add(e);
+      });
       v.events(0, replay::add);
-      assertEquals(TicketState.SUCCEEDED, v.await(running, LONG).state(), "adopted and settled by the new daemon");
+      assertEquals(TicketState.SUCCEEDED, v.await(ender, LONG).state(), "settled by the new daemon from its outcome");
+      assertEquals(ExitOwner.Role.RECOVERY, v.runs(ender).get(0).exitOwner().role(), "its end was found by recovery");
+      Files.createFile(work.resolve("end2"));
+      assertEquals(TicketState.SUCCEEDED, v.await(outliver, LONG).state(), "adopted and settled by the new daemon");
+      assertEquals(v.runs(ender).get(0).exitOwner().owner(), v.runs(outliver).get(0).exitOwner().owner(),
+          "both ends were taken by the new daemon");
+      for (TicketId t : batch) {
+        assertEquals(TicketState.SUCCEEDED, v.await(t, LONG).state());
+      }
       TicketId failing = v.submit(Task.command("sh", "-c", "exit 3").attempts(1).build()).id();
       assertEquals(TicketState.HELD, v.await(failing, LONG).state());
-      waitFor(() -> seen.size() >= 4);
-      waitFor(() -> replay.size() >= 4);
+
+      List<Run> settled = new ArrayList<>();
+      for (Ticket t : v.tasks(TicketQuery.all()).tickets()) {
+        v.runs(t.id()).stream().filter(r -> r.state() == RunState.SETTLED && r.verdict() != Verdict.ABANDONED)
+            .forEach(settled::add);
+      }
+      assertEquals(8, settled.size(), "one run per ticket settled: " + settled);
+      int expected = settled.size() + 1; // and the hold of the failing one
+      waitFor(() -> seen.size() >= expected && replay.size() >= expected);
+      Thread.sleep(300);
+      assertEquals(expected, seen.size(), "nothing twice: " + seen);
       assertEquals(seen, replay, "a listener from 0 sees the same stream");
-      assertEquals(1, count(seen, VigilEvent.Settled.class, first));
-      assertEquals(1, count(seen, VigilEvent.Settled.class, running));
-      assertEquals(1, count(seen, VigilEvent.Settled.class, failing));
-      assertOrderedWithoutGaps(seen);
       assertEquals(1, seen.get(0).id());
-      assertEquals(4, seen.size(), "settled, settled, settled, held: " + seen);
+      assertOrderedWithoutGaps(seen);
+      for (Run r : settled) {
+        assertEquals(1, seen.stream().filter(e -> e instanceof VigilEvent.Settled st && st.run().equals(r.id())).count(),
+            "the settlement of " + r.id() + " is reported exactly once");
+      }
+      assertEquals(1, count(seen, VigilEvent.Held.class, failing));
+      assertTrue(threads.stream().allMatch(n -> n.matches(Dispatcher.THREAD + "-\\d+")), threads.toString());
     }
   }
 
   @Test
-  void aCancelByTheCli_completesTheWaitersOfAnEmbeddedVigil() throws Exception {
+  void aCancelByTheCli_isAnEvent_thatCompletesTheWaitersOfAnEmbeddedVigil_andTheCliPrintsIt() throws Exception {
     Path home = tmp.resolve("home");
     try (Vigil v = Vigil.builder().home(home).start()) {
       TicketId later = v.submit(Task.command("true").in(Duration.ofHours(1)).build()).id();
@@ -309,8 +462,17 @@ class VigilFacadeTest {
       CliEndToEndTest.Result r = CliEndToEndTest.vigil(home, "cancel", later.toString());
       assertEquals(0, r.code(), r.err());
       assertEquals(TicketState.CANCELLED, seen.get(60, TimeUnit.SECONDS).state(),
-          "a cancel writes no event; its reply completes the waiters");
-      assertEquals(List.of("vigil-events"), threads, "completed on the event thread");
+          "the cancel's event completes the waiters");
+      assertEquals(List.of(Dispatcher.THREAD), threads, "completed on the completions thread");
+      CliEndToEndTest.Result plain = CliEndToEndTest.vigil(home, "events");
+      assertEquals(0, plain.code(), plain.err());
+      assertTrue(plain.line().matches("1 +\\S+ " + later + " +cancelled: cancelled by an operator"), plain.out());
+      CliEndToEndTest.Result json = CliEndToEndTest.vigil(home, "events", "--json");
+      JsonNode e = new ObjectMapper().readTree(json.line());
+      assertEquals("CANCELLED", e.path("kind").asText());
+      assertEquals(later.toString(), e.path("ticket").asText());
+      assertEquals("CANCELLED", e.path("ticketState").asText());
+      assertFalse(e.has("run") || e.has("verdict"), e.toString());
     }
   }
 
@@ -347,6 +509,66 @@ class VigilFacadeTest {
     }
   }
 
+  /**
+   * The delivery policy: each subscription reads the stream on its own thread at its own pace, so a
+   * listener that blocks falls behind alone, one that throws has the event counted as delivered, and
+   * one that throws an error loses its subscription; the daemon, completions and other listeners go on.
+   */
+  @Test
+  void aBlockedListener_andThrowingOnes_holdUpNeitherTheDaemonNorCompletionsNorOtherListeners() throws Exception {
+    try (Vigil v = Vigil.builder().home(tmp.resolve("home")).start()) {
+      assertThrows(IllegalArgumentException.class, () -> v.events(-1, e -> { }));
+      java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(1);
+      List<VigilEvent> slow = new CopyOnWriteArrayList<>();
+      Subscription blocked = v.events(0, e -> {
+        slow.add(e);
+        try {
+          gate.await();
+        } catch (InterruptedException x) {
+          Thread.currentThread().interrupt();
+        }
+      });
+      List<Long> thrown = new CopyOnWriteArrayList<>();
+      Subscription throwing = v.events(0, e -> {
+        thrown.add(e.id());
+        throw new IllegalStateException("a listener's own bug");
+      });
+      List<Long> errored = new CopyOnWriteArrayList<>();
+      Subscription erroring = v.events(0, e -> {
+        errored.add(e.id());
+        throw new AssertionError("a listener's own error");
+      });
+      List<VigilEvent> good = new CopyOnWriteArrayList<>();
+      v.events(0, good::add);
+
+      TicketId t = v.submit(Task.command("true").build()).id();
+      assertEquals(TicketState.SUCCEEDED, v.await(t, LONG).state(), "a completion while a listener is blocked");
+      List<TicketId> held = new ArrayList<>();
+      for (int i = 0; i < 3; i++) {
+        TicketId h = v.submit(Task.command("true").in(Duration.ofHours(1)).build()).id();
+        assertInstanceOf(Decision.Changed.class, v.hold(h, "hold " + i));
+        held.add(h);
+      }
+      assertEquals(TicketState.HELD, v.await(held.get(2), LONG).state());
+      waitFor(() -> good.size() == 4 && thrown.size() == 4);
+      assertEquals(Status.State.RUNNING, v.status().state(), "the daemon answers");
+      assertEquals(List.of(1L, 2L, 3L, 4L), good.stream().map(VigilEvent::id).toList());
+      assertEquals(List.of(1L, 2L, 3L, 4L), thrown, "a listener that throws gets each event once, and the next");
+      assertEquals(4, throwing.lastId());
+      assertEquals(List.of(1L), errored, "an error ends the subscription");
+      assertEquals(1, erroring.lastId());
+      assertEquals(1, slow.size(), "the blocked listener is still at its first event");
+      assertEquals(1, blocked.lastId());
+
+      gate.countDown();
+      waitFor(() -> slow.size() == 4);
+      assertOrderedWithoutGaps(slow);
+      assertEquals(good, slow, "once unblocked it catches up, in order, missing nothing");
+      Thread.sleep(300);
+      assertEquals(List.of(1L), errored, "an ended subscription gets nothing more");
+    }
+  }
+
   @Test
   void aServiceGivenUp_isAnEvent() throws Exception {
     Path config = tmp.resolve("vigil.json");
@@ -375,9 +597,14 @@ class VigilFacadeTest {
       assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(10), "answered at once");
       ExecutionException failed = assertThrows(ExecutionException.class, () -> pending.get(10, TimeUnit.SECONDS));
       assertInstanceOf(IllegalStateException.class, failed.getCause());
+      assertThrows(IllegalStateException.class, () -> v.events(0, ev -> { }), "nothing to listen to");
     } finally {
       v.close();
     }
+  }
+
+  private static long runningRuns(Vigil v, TicketId id) {
+    return v.runs(id).stream().filter(r -> r.state() == RunState.RUNNING).count();
   }
 
   private static void awaitRunning(Vigil v, TicketId id) throws InterruptedException {
@@ -422,6 +649,8 @@ class VigilFacadeTest {
       return s.ticket();
     } else if (e instanceof VigilEvent.Held h) {
       return h.ticket();
+    } else if (e instanceof VigilEvent.Cancelled c) {
+      return c.ticket();
     } else if (e instanceof VigilEvent.Killed k) {
       return k.ticket();
     } else if (e instanceof VigilEvent.TimedOut t) {

@@ -164,11 +164,20 @@ public final class CoordinationInvariants {
     long settledRuns = s.runs().stream()
         .filter(r -> r.state() == RunState.SETTLED && r.verdict() != Verdict.ABANDONED).count();
     long settledEvents = 0;
+    Set<TicketId> cancelReported = new HashSet<>();
     for (int i = 0; i < s.events().size(); i++) {
       Event e = s.events().get(i);
       if (e.id() != i + 1) {
         out.add("events: event " + (i + 1) + " has id " + e.id() + " (ids count from 1 without gaps, in order)");
         break;
+      }
+      if (e.kind() == Event.Kind.CANCELLED || e.kind() == Event.Kind.SETTLED && e.ticketState() == TicketState.CANCELLED) {
+        Ticket t = tickets.get(e.ticket());
+        if (t == null || t.state() != TicketState.CANCELLED) {
+          out.add("events: event " + e.id() + " reports " + e.ticket() + " cancelled, but it is not");
+        } else if (!cancelReported.add(e.ticket())) {
+          out.add("events: event " + e.id() + " reports " + e.ticket() + " cancelled again (a ticket is cancelled once)");
+        }
       }
       if (e.kind() == Event.Kind.SETTLED) {
         settledEvents++;

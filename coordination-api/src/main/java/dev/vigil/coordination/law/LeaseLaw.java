@@ -137,6 +137,7 @@ public final class LeaseLaw implements Coordination, Store {
     Ticket after = before.retriedAs(fresh.id());
     tickets.put(fresh.id(), fresh);
     tickets.put(after.id(), after);
+    append(Events.ofRetry(t, after, nowMs));
     return new Retry.Retried(fresh, after);
   }
 
@@ -391,8 +392,12 @@ public final class LeaseLaw implements Coordination, Store {
   }
 
   @Override
-  public synchronized Control cancel(TicketId id) {
-    return apply(id, Denials::cancel, t -> t.withState(TicketState.CANCELLED, null));
+  public synchronized Control cancel(TicketId id, long nowMs) {
+    Control c = apply(id, Denials::cancel, t -> t.withState(TicketState.CANCELLED, null));
+    if (c instanceof Control.Done d) {
+      append(Events.ofCancel(d.ticket(), nowMs));
+    }
+    return c;
   }
 
   /** An operator verb: refused as {@code denials} says, else the ticket becomes {@code change(ticket)}. */

@@ -160,9 +160,9 @@ public sealed interface Step {
     }
   }
 
-  record Cancel(TicketId ticket) implements Step {
+  record Cancel(TicketId ticket, long nowMs) implements Step {
     public Object apply(Coordination c) {
-      return c.cancel(ticket);
+      return c.cancel(ticket, nowMs);
     }
   }
 

@@ -133,7 +133,7 @@ public final class RandomSteps {
       return new Step.Release(t, rnd.nextInt(3) == 0 ? OptionalInt.of(rnd.nextInt(3) == 0 ? 1000 : 1 + rnd.nextInt(3))
           : OptionalInt.empty());
     } else if (dice < 96) {
-      return new Step.Cancel(ticketId());
+      return new Step.Cancel(ticketId(), now);
     } else if (dice < 98) {
       return new Step.ParkLane(pick(LANES));
     } else if (dice < 100) {

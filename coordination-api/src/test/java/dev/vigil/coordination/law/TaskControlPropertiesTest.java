@@ -215,10 +215,24 @@ class TaskControlPropertiesTest {
         assertEquals(s.run().id(), got.get(0).run(), t.where(seed));
         assertEquals(s.ticket().state(), got.get(0).ticketState(), t.where(seed));
       } else if (d instanceof AbortClaim.Aborted a) {
-        expected = a.ticket().state() == TicketState.HELD ? List.of(Event.Kind.HELD) : List.of();
+        expected = a.ticket().state() == TicketState.HELD ? List.of(Event.Kind.HELD)
+            : a.ticket().state() == TicketState.CANCELLED ? List.of(Event.Kind.CANCELLED) : List.of();
       } else if (t.step() instanceof Step.Hold && d instanceof Control.Done c) {
         boolean wasHeld = ticket(t.before(), c.ticket().id()).orElseThrow().state() == TicketState.HELD;
         expected = wasHeld ? List.of() : List.of(Event.Kind.HELD);
+      } else if (t.step() instanceof Step.Cancel && d instanceof Control.Done c) {
+        expected = List.of(Event.Kind.CANCELLED);
+        assertEquals(TicketState.CANCELLED, got.get(0).ticketState(), t.where(seed));
+        assertEquals(c.ticket().id(), got.get(0).ticket(), t.where(seed));
+        cov.saw("CANCELLED-by-cancel-of-" + ticket(t.before(), c.ticket().id()).orElseThrow().state());
+      } else if (d instanceof Retry.Retried r) {
+        boolean wasHeld = ticket(t.before(), r.original().id()).orElseThrow().state() == TicketState.HELD;
+        expected = wasHeld ? List.of(Event.Kind.CANCELLED) : List.of();
+        if (wasHeld) {
+          assertEquals(r.original().id(), got.get(0).ticket(), t.where(seed));
+          assertEquals("retried as " + r.ticket().id(), got.get(0).text(), t.where(seed));
+          cov.saw("CANCELLED-by-retry");
+        }
       } else if (d instanceof StopRequest.Recorded r) {
         expected = !r.changed() ? List.of()
             : List.of(r.run().stopIntent() == StopIntent.TIMEOUT ? Event.Kind.TIMEOUT : Event.Kind.KILL);
@@ -234,7 +248,8 @@ class TaskControlPropertiesTest {
         assertTrue(e.ticket() == null || ticket(t.after(), e.ticket()).isPresent(), t.where(seed));
       }
     });
-    cov.assertSaw("SETTLED", "HELD", "KILL", "TIMEOUT", "SERVICE_GIVEN_UP");
+    cov.assertSaw("SETTLED", "HELD", "CANCELLED", "KILL", "TIMEOUT", "SERVICE_GIVEN_UP", "CANCELLED-by-cancel-of-READY",
+        "CANCELLED-by-cancel-of-HELD", "CANCELLED-by-retry");
   }
 
   @Test

@@ -366,7 +366,7 @@ public final class H2Coordination implements Coordination, AutoCloseable {
     Objects.requireNonNull(original, "original");
     return tx.run("retry", d -> false, c -> {
       requireOne(update(c, "UPDATE counters SET issued = issued + 1 WHERE name = 'ticket_seq'"), "ticket counter");
-      Optional<Ticket> found = Rows.ticket(c, original);
+      Optional<Ticket> found = lockedTicketIfAny(c, original); // its state decides the CANCELLED event
       Optional<Retry.Denied> denial = Denials.retry(found);
       if (denial.isPresent()) {
         c.rollback();
@@ -383,7 +383,9 @@ public final class H2Coordination implements Coordination, AutoCloseable {
         throw new Transactions.RaceLost("retry of " + original + " met a concurrent change");
       }
       requireOne(n, "retry of " + original);
-      return new Retry.Retried(fresh, Rows.ticket(c, original).orElseThrow());
+      Ticket after = Rows.ticket(c, original).orElseThrow();
+      append(c, Events.ofRetry(t, after, nowMs));
+      return new Retry.Retried(fresh, after);
     });
   }
 
@@ -1016,13 +1018,15 @@ public final class H2Coordination implements Coordination, AutoCloseable {
   }
 
   @Override
-  public Control cancel(TicketId id) {
+  public Control cancel(TicketId id, long nowMs) {
     Objects.requireNonNull(id, "ticket");
     return tx.run("cancel", d -> false, c -> {
       int n = update(c, "UPDATE tickets SET state = 'CANCELLED', hold_reason = NULL"
           + " WHERE id = ? AND state IN ('READY', 'HELD')", id.seq());
       if (n == 1) {
-        return new Control.Done(Rows.ticket(c, id).orElseThrow());
+        Ticket after = Rows.ticket(c, id).orElseThrow();
+        append(c, Events.ofCancel(after, nowMs));
+        return new Control.Done(after);
       }
       requireZero(n, "cancel of " + id);
       return new Control.Denied(Denials.cancel(Rows.ticket(c, id)).orElseThrow(raced("cancel of " + id)));

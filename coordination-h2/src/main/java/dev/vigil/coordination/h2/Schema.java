@@ -49,6 +49,11 @@ import java.util.List;
  *       with its neighbours, so results stay out of those pages. An older run has no row: no result.
  * </ul>
  *
+ * <p>Also in version 3 (events of cancellations): the {@code events.kind} CHECK allows {@code CANCELLED}, so that
+ * a cancel, a retry of a held ticket and a kill of a run that never started are reported in the stream
+ * like every other move of a ticket to a finished state or HELD. No row changes; a build that does not
+ * know the kind refuses the database by its version instead of failing on a row.
+ *
  * <p>H2 commits each DDL statement on its own, so a migration is written to be re-run from any
  * point ({@code IF NOT EXISTS}); {@code schema_version} is created first, so a crash inside
  * version 1 leaves a database this class recognises and completes.
@@ -181,12 +186,18 @@ final class Schema {
           "CREATE INDEX IF NOT EXISTS leases_owner ON leases(owner_id)"))),
       new Migration(2, "task control: directories, environments, time limits, labels, grants, retries, kills, events",
           migration2()),
-      new Migration(3, "worker results", sql(List.of(
-          """
-          CREATE TABLE IF NOT EXISTS run_results (
-            run_id VARCHAR(32) NOT NULL PRIMARY KEY REFERENCES runs(run_id),
-            result VARCHAR(65536) NOT NULL
-          )"""))));
+      new Migration(3, "worker results, events of cancellations", migration3()));
+
+  private static List<Change> migration3() {
+    List<Change> out = new ArrayList<>(sql(List.of(
+        """
+        CREATE TABLE IF NOT EXISTS run_results (
+          run_id VARCHAR(32) NOT NULL PRIMARY KEY REFERENCES runs(run_id),
+          result VARCHAR(65536) NOT NULL
+        )""")));
+    out.add(Schema::allowCancelledEvents);
+    return out;
+  }
 
   private static List<Change> migration2() {
     List<Change> out = new ArrayList<>(sql(List.of(
@@ -235,6 +246,31 @@ final class Schema {
             + "(SELECT 1 FROM counters WHERE name = 'event_seq')",
         "UPDATE counters SET issued = (SELECT COALESCE(MAX(id), 0) FROM events) WHERE name = 'event_seq'")));
     return out;
+  }
+
+  /** The event kinds of version 3. */
+  private static final String EVENT_KINDS = "'SETTLED', 'HELD', 'CANCELLED', 'KILL', 'TIMEOUT', 'SERVICE_GIVEN_UP'";
+
+  /** Replaces version 2's kind CHECK (an unnamed column constraint) by one that allows CANCELLED. */
+  private static void allowCancelledEvents(Connection c) throws SQLException {
+    List<String> old = new ArrayList<>();
+    try (PreparedStatement p = c.prepareStatement("SELECT cc.CONSTRAINT_NAME FROM INFORMATION_SCHEMA.CHECK_CONSTRAINTS cc"
+        + " JOIN INFORMATION_SCHEMA.TABLE_CONSTRAINTS tc ON tc.CONSTRAINT_NAME = cc.CONSTRAINT_NAME"
+        + " AND tc.CONSTRAINT_SCHEMA = cc.CONSTRAINT_SCHEMA"
+        + " WHERE tc.TABLE_NAME = 'EVENTS' AND cc.CHECK_CLAUSE LIKE '%SERVICE_GIVEN_UP%'"
+        + " AND cc.CHECK_CLAUSE NOT LIKE '%CANCELLED%'");
+         ResultSet rs = p.executeQuery()) {
+      while (rs.next()) {
+        old.add(rs.getString(1));
+      }
+    }
+    try (Statement s = c.createStatement()) {
+      for (String name : old) {
+        s.execute("ALTER TABLE events DROP CONSTRAINT \"" + name + "\"");
+      }
+      s.execute("ALTER TABLE events ADD CONSTRAINT IF NOT EXISTS events_kind_known CHECK (kind IN (" + EVENT_KINDS
+          + "))");
+    }
   }
 
   /** Replaces version 1's verdict CHECK (an unnamed column constraint) by one that allows KILLED. */

@@ -38,12 +38,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Schema version 2 upgrades a home written by version 1: a store built here by migration 1 alone
+ * Schema versions 2 and 3 upgrade a home written by version 1: a store built here by migration 1 alone
  * and filled with the rows that version wrote (a finished ticket, one held after three failures, one
  * running under a lease, an idempotency key, a parked lane) opens under this build, keeps every row,
  * reads every new field at its default, reports the earlier settlements once in the event stream,
  * keeps the store's invariants, and takes the new verbs. Schema version 3 upgrades a home written by
- * version 2 the same way: its runs read without results, and the next run that succeeds keeps one.
+ * version 2 the same way: its runs read without results, the next run that succeeds keeps one, and
+ * it takes the events of cancellations after its other events.
  */
 class H2MigrationTest {
   @TempDir
@@ -235,6 +236,33 @@ class H2MigrationTest {
         versions.add(rs.getInt(1));
       }
       assertEquals(List.of(1, 2, 3), versions, "version 3 is recorded once, after the two before it");
+    }
+  }
+
+  @Test
+  void aStoreWrittenByVersionTwo_takesCancelledEvents_afterItsOtherEvents() throws Exception {
+    Path file = versionOneStore();
+    String base = file.toString().substring(0, file.toString().length() - ".mv.db".length());
+    try (Connection c = DatabaseFile.connect("jdbc:h2:file:" + base + ";IFEXISTS=TRUE")) {
+      c.setAutoCommit(false);
+      assertEquals(2, Schema.migrate(c, file.toString(), 2));
+      try (Statement s = c.createStatement()) {
+        java.sql.SQLException refused = org.junit.jupiter.api.Assertions.assertThrows(java.sql.SQLException.class,
+            () -> s.execute("INSERT INTO events(id, at_ms, kind, ticket_id, ticket_state, note)"
+                + " VALUES (99, 0, 'CANCELLED', 2, 'CANCELLED', 'x')"));
+        assertTrue(refused.getMessage().contains("Check constraint violation"),
+            "version 2 knows no CANCELLED event: " + refused.getMessage());
+        c.rollback();
+        s.execute("SHUTDOWN");
+      }
+    }
+    try (H2Coordination h2 = H2Coordination.open(file, H2Options.defaults())) {
+      assertEquals(TicketState.CANCELLED, assertInstanceOf(Control.Done.class, h2.cancel(new TicketId(2), T + 20))
+          .ticket().state());
+      assertEquals(List.of(new Event(5, T + 20, Event.Kind.CANCELLED, new TicketId(2), null, null, null,
+          TicketState.CANCELLED, "cancelled by an operator")), h2.store().events(4, 100),
+          "numbered after the settlements written by version 2");
+      CoordinationInvariants.check(h2.store());
     }
   }
 

@@ -91,11 +91,17 @@ public sealed interface Command {
   /**
    * HELD → READY (Q8: the only way out of a hold), granting {@code attempts} more attempts (Q1);
    * when empty, one when none remain.
+   *
+   * @throws IllegalArgumentException when {@code attempts} is not 1-{@value NewTicket#MAX_ATTEMPTS} (before
+   *                                  the command reaches the engine, which would refuse it as a programming error)
    */
   record Release(TicketId ticket, OptionalInt attempts) implements Command {
     public Release {
       Objects.requireNonNull(ticket, "ticket");
       Objects.requireNonNull(attempts, "attempts");
+      if (attempts.isPresent() && (attempts.getAsInt() < 1 || attempts.getAsInt() > NewTicket.MAX_ATTEMPTS)) {
+        throw new IllegalArgumentException("attempts (" + attempts.getAsInt() + ") must be 1-" + NewTicket.MAX_ATTEMPTS);
+      }
     }
 
     public Release(TicketId ticket) {

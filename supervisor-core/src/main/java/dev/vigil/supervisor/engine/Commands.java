@@ -68,7 +68,7 @@ final class Commands {
     } else if (command instanceof Command.Release r) {
       return control(ctx.coordination.release(r.ticket(), r.attempts()), r.ticket().toString(), nowMonoMs, null);
     } else if (command instanceof Command.Cancel c) {
-      return control(ctx.coordination.cancel(c.ticket()), c.ticket().toString(), nowMonoMs,
+      return control(ctx.coordination.cancel(c.ticket(), nowWallMs), c.ticket().toString(), nowMonoMs,
           "vigil kill " + c.ticket());
     } else if (command instanceof Command.Kill k) {
       return kill(k, nowMonoMs, nowWallMs);

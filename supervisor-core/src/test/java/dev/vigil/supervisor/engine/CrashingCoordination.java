@@ -191,8 +191,8 @@ final class CrashingCoordination implements Coordination {
   }
 
   @Override
-  public Control cancel(TicketId ticket) {
-    return verb("cancel", () -> inner.cancel(ticket));
+  public Control cancel(TicketId ticket, long nowMs) {
+    return verb("cancel", () -> inner.cancel(ticket, nowMs));
   }
 
   @Override
