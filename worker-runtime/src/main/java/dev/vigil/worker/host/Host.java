@@ -14,6 +14,7 @@ import dev.vigil.supervisor.engine.port.IdentityRecord;
 import dev.vigil.worker.Outcome;
 import dev.vigil.worker.WorkContext;
 import dev.vigil.worker.WorkerType;
+import dev.vigil.worker.internal.TypeCall;
 import dev.vigil.worker.process.Processes;
 import dev.vigil.worker.protocol.Message;
 import dev.vigil.worker.protocol.ProtocolClient;
@@ -237,15 +238,7 @@ final class Host {
   }
 
   private Outcome runType(WorkerType type, JsonNode payload) {
-    try {
-      Outcome o = type.run(new Context(payload));
-      return o != null ? o : new Outcome.Failed("worker type " + type.name() + " returned no outcome");
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return new Outcome.Failed("interrupted");
-    } catch (Exception | LinkageError | AssertionError | StackOverflowError e) {
-      return new Outcome.Failed("worker type " + type.name() + " threw " + e);
-    }
+    return TypeCall.outcome(type, new Context(payload));
   }
 
   /** Outcome: durable write, then the end of the run's work, then the report (effect before receipt). */
