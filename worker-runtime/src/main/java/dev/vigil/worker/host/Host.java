@@ -507,22 +507,33 @@ final class Host {
     }
   }
 
-  /** New work enters only through the gate (S5); waits while it is closed. */
+  /**
+   * New work enters only through the gate (S5); waits while it is closed. When the hold passes while
+   * work waits, the waiting admission may be the first to see the gate open (before the gate timer):
+   * then it tells the listeners, so that they hear every reopening exactly once.
+   */
   private Optional<WorkContext.Work> admit(WorkSet.Kind kind, String id) throws InterruptedException {
+    Optional<WorkContext.Work> admitted;
+    boolean reopened = false;
     synchronized (this) {
       while (true) {
         if (stopRequested || exiting) {
-          return Optional.empty();
+          admitted = Optional.empty();
+          break;
         }
+        boolean wasOpen = gate.isOpen();
         Step<WorkGate, WorkGate.Admission> s = gate.admit(nowMonoMs());
         gate = s.next();
+        reopened |= !wasOpen && gate.isOpen();
         if (s.decision() instanceof WorkGate.Admission.Admit) {
           work = work.plus(kind, id);
           onWorkChanged();
-          return Optional.of(new OpenWork(kind, id));
+          admitted = Optional.of(new OpenWork(kind, id));
+          break;
         } else if (s.decision() instanceof WorkGate.Admission.Refuse r) {
           if (r.reopensAtMonoMs().isEmpty()) {
-            return Optional.empty();
+            admitted = Optional.empty();
+            break;
           }
           wait(Math.max(1, r.reopensAtMonoMs().getAsLong() - nowMonoMs()));
         } else {
@@ -530,6 +541,10 @@ final class Host {
         }
       }
     }
+    if (reopened) {
+      listeners.forEach(WorkContext.Listener::released);
+    }
+    return admitted;
   }
 
   private final class OpenWork implements WorkContext.Work {
