@@ -1,2 +1,2 @@
-/** Example custom worker types: each implements {@link dev.vigil.worker.WorkerType} and is declared by class in a configuration ({@code examples/vigil.json}). */
+/** Runnable examples of embedding Vigil (one {@code *Main} each, public API only) and example worker types implementing {@link dev.vigil.worker.WorkerType}. */
 package dev.vigil.examples;

@@ -12,10 +12,9 @@ import dev.vigil.supervisor.WorkGate;
 import dev.vigil.supervisor.WorkSet;
 import dev.vigil.supervisor.engine.port.IdentityRecord;
 import dev.vigil.worker.Outcome;
-import dev.vigil.worker.PayloadBindingException;
-import dev.vigil.worker.ResultRefusedException;
 import dev.vigil.worker.WorkContext;
 import dev.vigil.worker.WorkerType;
+import dev.vigil.worker.internal.TypeCall;
 import dev.vigil.worker.process.Processes;
 import dev.vigil.worker.protocol.Message;
 import dev.vigil.worker.protocol.ProtocolClient;
@@ -240,18 +239,7 @@ final class Host {
   }
 
   private Outcome runType(WorkerType type, JsonNode payload) {
-    try {
-      Outcome o = type.run(new Context(payload));
-      return o != null ? o : new Outcome.Failed("worker type " + type.name() + " returned no outcome");
-    } catch (PayloadBindingException | ResultRefusedException e) {
-      // the payload never binds and the result is refused again on any retry: no attempt is spent on it
-      return new Outcome.PermanentFailure(e.getMessage());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return new Outcome.Failed("interrupted");
-    } catch (Exception | LinkageError | AssertionError | StackOverflowError e) {
-      return new Outcome.Failed("worker type " + type.name() + " threw " + e);
-    }
+    return TypeCall.outcome(type, new Context(payload));
   }
 
   /** Outcome: durable write, then the end of the run's work, then the report (effect before receipt). */
@@ -520,22 +508,33 @@ final class Host {
     }
   }
 
-  /** New work enters only through the gate (S5); waits while it is closed. */
+  /**
+   * New work enters only through the gate (S5); waits while it is closed. When the hold passes while
+   * work waits, the waiting admission may be the first to see the gate open (before the gate timer):
+   * then it tells the listeners, so that they hear every reopening exactly once.
+   */
   private Optional<WorkContext.Work> admit(WorkSet.Kind kind, String id) throws InterruptedException {
+    Optional<WorkContext.Work> admitted;
+    boolean reopened = false;
     synchronized (this) {
       while (true) {
         if (stopRequested || exiting) {
-          return Optional.empty();
+          admitted = Optional.empty();
+          break;
         }
+        boolean wasOpen = gate.isOpen();
         Step<WorkGate, WorkGate.Admission> s = gate.admit(nowMonoMs());
         gate = s.next();
+        reopened |= !wasOpen && gate.isOpen();
         if (s.decision() instanceof WorkGate.Admission.Admit) {
           work = work.plus(kind, id);
           onWorkChanged();
-          return Optional.of(new OpenWork(kind, id));
+          admitted = Optional.of(new OpenWork(kind, id));
+          break;
         } else if (s.decision() instanceof WorkGate.Admission.Refuse r) {
           if (r.reopensAtMonoMs().isEmpty()) {
-            return Optional.empty();
+            admitted = Optional.empty();
+            break;
           }
           wait(Math.max(1, r.reopensAtMonoMs().getAsLong() - nowMonoMs()));
         } else {
@@ -543,6 +542,10 @@ final class Host {
         }
       }
     }
+    if (reopened) {
+      listeners.forEach(WorkContext.Listener::released);
+    }
+    return admitted;
   }
 
   private final class OpenWork implements WorkContext.Work {
