@@ -3,6 +3,8 @@ package dev.vigil.worker.engine;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
+import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import dev.vigil.coordination.ProcessIdentity;
 import dev.vigil.supervisor.TimeoutLattice;
 import dev.vigil.worker.host.WorkerMain;
@@ -30,8 +32,8 @@ import java.util.stream.Collectors;
  * loaded from is where the host finds it too.
  *
  * <p>{@link #HOST} names one class of each jar the host loads: worker-runtime and its runtime
- * dependencies (supervisor-core, coordination-api, Jackson's databind, core and annotations, the SLF4J
- * API). The entries keep the order of the classes, each once, so that one installation gives the same
+ * dependencies (supervisor-core, coordination-api, Jackson's databind, core and annotations, its
+ * java.time and Optional modules that typed payloads and results bind with, the SLF4J API). The entries keep the order of the classes, each once, so that one installation gives the same
  * classpath in every run and the hosts' class archive ({@code StartArchive}) is made once and reused.
  *
  * <p>A class loaded from anything but a jar file or a directory (a jar inside a jar, a {@code jrt:}
@@ -41,7 +43,8 @@ import java.util.stream.Collectors;
 public final class HostClasspath {
   /** One class of each jar a worker host loads, in classpath order. */
   public static final List<Class<?>> HOST = List.of(WorkerMain.class, TimeoutLattice.class, ProcessIdentity.class,
-      JsonNode.class, JsonFactory.class, JsonProperty.class, org.slf4j.LoggerFactory.class);
+      JsonNode.class, JsonFactory.class, JsonProperty.class, JavaTimeModule.class, Jdk8Module.class,
+      org.slf4j.LoggerFactory.class);
 
   private HostClasspath() {}
 

@@ -2,7 +2,6 @@ package dev.vigil.worker.testing;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.vigil.coordination.RunExit;
 import dev.vigil.coordination.RunId;
 import dev.vigil.coordination.TicketId;
@@ -12,6 +11,7 @@ import dev.vigil.supervisor.TimeoutLattice.Timeout;
 import dev.vigil.supervisor.WorkGate;
 import dev.vigil.supervisor.WorkSet;
 import dev.vigil.supervisor.engine.WorkerKey;
+import dev.vigil.worker.JsonBinding;
 import dev.vigil.worker.Outcome;
 import dev.vigil.worker.WorkContext;
 import dev.vigil.worker.WorkerType;
@@ -81,7 +81,6 @@ import java.util.function.Predicate;
  * guarded by this object's monitor.
  */
 public final class FakeWorkContext implements WorkContext {
-  private static final ObjectMapper MAPPER = new ObjectMapper();
   private static final TimeoutLattice DEFAULTS = TimeoutLattice.defaults();
 
   /** One progress report, as the host sends it to the daemon. */
@@ -217,9 +216,12 @@ public final class FakeWorkContext implements WorkContext {
       return this;
     }
 
-    /** The payload as Jackson writes {@code value} (a record, a map…), as {@code Task.worker(type, value)} does. */
+    /**
+     * The payload as {@code Task.worker(type, value)} writes {@code value} (a record, a map…): with
+     * {@link JsonBinding}, the configuration {@link WorkContext#payload(Class)} binds with.
+     */
     public Builder payloadOf(Object value) {
-      this.payload = MAPPER.valueToTree(Objects.requireNonNull(value, "payload"));
+      this.payload = JsonBinding.toJson(Objects.requireNonNull(value, "payload"));
       return this;
     }
 

@@ -55,6 +55,26 @@ class HostClasspathTest {
     assertTrue(found.classpath().contains("worker-runtime"), found.classpath());
   }
 
+  /**
+   * Regression: the Jackson modules typed payloads and results bind with were not on the hosts'
+   * classpath, so every worker type that called {@code ctx.payload(Type.class)} or
+   * {@code Outcome.succeeded(result)} failed with NoClassDefFoundError in a real host.
+   */
+  @Test
+  void theHostsClasspathAlone_bindsTypedPayloadsAndWritesResults() throws Exception {
+    HostClasspath.Resolution.Found found = assertInstanceOf(HostClasspath.Resolution.Found.class, HostClasspath.host());
+    URL[] urls = new URL[found.entries().size()];
+    for (int i = 0; i < urls.length; i++) {
+      urls[i] = found.entries().get(i).toUri().toURL();
+    }
+    try (URLClassLoader host = new URLClassLoader(urls, ClassLoader.getPlatformClassLoader())) {
+      Class<?> binding = host.loadClass("dev.vigil.worker.JsonBinding");
+      Object json = binding.getMethod("toJson", Object.class).invoke(null, java.time.Instant.EPOCH);
+      assertEquals("\"1970-01-01T00:00:00Z\"", json.toString(), "java.time is written as the host writes it");
+      assertEquals(binding.getClassLoader(), host, "read from the host's classpath, not from this JVM's");
+    }
+  }
+
   @Test
   void classesOfOneJar_giveOneEntry() {
     HostClasspath.Resolution.Found found = assertInstanceOf(HostClasspath.Resolution.Found.class,
