@@ -109,9 +109,19 @@ final class Damage {
     return Optional.empty();
   }
 
+  /** Whether {@code failure} says that another process holds the file's lock (not damage). */
+  static boolean locked(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof MVStoreException m && m.getErrorCode() == DataUtils.ERROR_FILE_LOCKED) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   private static Optional<String> ofStoreCode(int code) {
     return switch (code) {
-      case DataUtils.ERROR_FILE_CORRUPT -> Optional.of("a page of its data fails H2's checks");
+      case DataUtils.ERROR_FILE_CORRUPT -> Optional.of("a page of its data fails the database's checks");
       case DataUtils.ERROR_READING_FAILED -> Optional.of("part of it cannot be read");
       case DataUtils.ERROR_CHUNK_NOT_FOUND -> Optional.of("a chunk of its data is missing");
       case DataUtils.ERROR_BLOCK_NOT_FOUND -> Optional.of("a block of its data is missing");
@@ -123,7 +133,7 @@ final class Damage {
   private static Optional<String> ofSqlCode(SQLException s) {
     String m = String.valueOf(s.getMessage()).toLowerCase(Locale.ROOT);
     return switch (s.getErrorCode()) {
-      case 90030 -> Optional.of("H2 finds it corrupted");
+      case 90030 -> Optional.of("the database finds it corrupted");
       case 90028, 90031 -> environment(m) ? Optional.empty() : Optional.of("part of it cannot be read");
       default -> m.contains("mvstoreexception") && (m.contains("unable to read") || m.contains("corrupt")
           || m.contains("chunk") && m.contains("not found"))

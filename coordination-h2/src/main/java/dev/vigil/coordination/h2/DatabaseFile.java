@@ -202,6 +202,10 @@ final class DatabaseFile {
     if (damage.isPresent()) {
       return damaged(damage.get(), e);
     }
+    if (e.getErrorCode() != 90020 && Damage.locked(e)) {
+      return new CoordinationStoreException("cannot open " + file + ": the database is in use by another process (its "
+          + "file is locked: H2 error " + e.getErrorCode() + ")", e);
+    }
     String why = switch (e.getErrorCode()) {
       case 90020 -> "the database is in use by another process (H2 error 90020)";
       case 90030 -> "the file is corrupt (H2 error 90030: " + h2Message(e) + ")";

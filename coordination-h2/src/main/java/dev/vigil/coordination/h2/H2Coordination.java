@@ -251,7 +251,7 @@ public final class H2Coordination implements Coordination, AutoCloseable {
   }
 
   /** The database file. */
-  Path file() {
+  public Path file() {
     return file.file;
   }
 

@@ -31,7 +31,7 @@ import org.h2.util.ScriptReader;
  * <ol>
  *   <li>What the damaged store counts (its tables' row counts and ticket counter), as far as a
  *       read-only open can tell, to say later what was lost.
- *   <li>A copy of the file, cut after its last complete chunk: H2's recovery tool stops at a chunk
+ *   <li>A copy of the file, cut after its last complete chunk: the database's recovery tool stops at a chunk
  *       that runs past the end of the file (a file cut short, or a write cut by a crash), so a
  *       partial last chunk is left out (it was never a committed version).
  *   <li>{@code org.h2.tools.Recover} writes the SQL of what it can read (the newest version of every
@@ -98,14 +98,15 @@ final class Salvage {
     Path script = work.resolve("damaged.h2.sql");
     String failure = recoverTool(work);
     if (!Files.exists(script)) {
-      return nothing("H2's recovery tool could read nothing of it" + (failure.isEmpty() ? "" : " (" + failure + ")"));
+      return nothing("the database's recovery tool could read nothing of it"
+          + (failure.isEmpty() ? "" : " (" + failure + ")"));
     }
     String scratchUrl = "jdbc:h2:file:" + work.resolve("salvage") + ";FILE_LOCK=FS;DB_CLOSE_ON_EXIT=FALSE;TRACE_LEVEL_FILE=0";
     try (Connection s = DatabaseFile.connect(scratchUrl)) {
       int failed = runScript(s, script);
       List<String> tables = Checker.tables(s);
       if (!tables.contains("TICKETS")) {
-        return nothing("H2's recovery tool found no table of tasks in it" + (failed > 0 ? " (" + failed
+        return nothing("the database's recovery tool found no table of tasks in it" + (failed > 0 ? " (" + failed
             + " statements of what it wrote failed)" : ""));
       }
       int version = salvagedVersion(s, tables);
@@ -209,7 +210,7 @@ final class Salvage {
   }
 
   /**
-   * Runs H2's recovery tool ({@link RecoverTool}) in a JVM of its own (the java of this one, H2 and
+   * Runs the database's recovery tool ({@link RecoverTool}) in a JVM of its own (the java of this one, H2 and
    * this class from where this JVM loaded them), which writes {@code damaged.h2.sql}: what it reads
    * of a damaged file cannot exhaust this JVM's memory or leave its files open here, and H2's
    * internal assertions stay off (with {@code -ea} they stop the tool at the first damaged page).
@@ -221,7 +222,7 @@ final class Salvage {
       try {
         classpath.add(Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI()).toString());
       } catch (java.net.URISyntaxException | RuntimeException e) {
-        throw new IOException("cannot find H2's recovery tool: " + e.getMessage(), e);
+        throw new IOException("cannot find the database's recovery tool: " + e.getMessage(), e);
       }
     }
     Path log = work.resolve("recover.log");
@@ -244,7 +245,7 @@ final class Salvage {
     } catch (InterruptedException e) {
       p.destroyForcibly();
       Thread.currentThread().interrupt();
-      throw new IOException("interrupted while H2's recovery tool ran", e);
+      throw new IOException("interrupted while the database's recovery tool ran", e);
     } finally {
       try {
         Runtime.getRuntime().removeShutdownHook(stop);
