@@ -119,7 +119,9 @@ public final class Vigil implements AutoCloseable {
      * @throws IllegalStateException with a one-line message when it is refused (another daemon on
      *                               the home, D2), a worker type's class cannot be run, Vigil's
      *                               classes came from something a worker JVM cannot be given (a jar
-     *                               inside a jar), or the home or store cannot be opened
+     *                               inside a jar), or the home or store cannot be opened; for a
+     *                               damaged store the line names it, what is damaged and the
+     *                               {@code vigil store} commands to run
      */
     public Vigil start() {
       Objects.requireNonNull(home, "home");

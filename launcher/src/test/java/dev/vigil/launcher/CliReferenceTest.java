@@ -31,8 +31,7 @@ class CliReferenceTest {
     StringBuilder b = new StringBuilder();
     CommandLine root = new CommandLine(new Main());
     List<CommandLine> all = new ArrayList<>();
-    all.add(root);
-    root.getSubcommands().values().stream().distinct().forEach(all::add);
+    walk(root, all);
     for (CommandLine c : all) {
       CommandSpec spec = c.getCommandSpec();
       b.append("### `").append(spec.qualifiedName()).append("`\n\n");
@@ -68,6 +67,12 @@ class CliReferenceTest {
       }
     }
     return b.toString();
+  }
+
+  /** {@code c} and its subcommands, depth first, each command before its own subcommands. */
+  private static void walk(CommandLine c, List<CommandLine> out) {
+    out.add(c);
+    c.getSubcommands().values().stream().distinct().forEach(s -> walk(s, out));
   }
 
   private static String cell(String[] description) {

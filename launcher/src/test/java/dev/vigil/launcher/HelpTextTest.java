@@ -92,9 +92,11 @@ class HelpTextTest {
         continue;
       }
       commands++;
-      String name = c.getCommandName();
+      String name = c.getCommandSpec().qualifiedName(" ").substring("vigil ".length()); // like "store check"
       for (String flag : List.of("--help", "-h")) {
-        Out r = run(name, flag);
+        List<String> args = new ArrayList<>(List.of(name.split(" ")));
+        args.add(flag);
+        Out r = run(args.toArray(String[]::new));
         assertEquals(0, r.code(), "vigil " + name + " " + flag + ": " + r.err());
         assertTrue(r.out().contains("Usage: vigil " + name), "vigil " + name + " " + flag + " prints its usage: "
             + r.out());

@@ -1,7 +1,6 @@
 package dev.vigil.coordination.h2;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -84,28 +83,63 @@ final class DatabaseFile {
     }
   }
 
-  /** An existing file must be a readable, writable regular file that starts with an H2 header. */
+  /**
+   * An existing file must be a readable, writable regular file that starts with an H2 header and
+   * is a whole number of 4 KiB blocks (H2 writes nothing else, also when killed while writing: a
+   * write cut by {@code kill -9} stops at a page boundary); an empty file, a foreign start or a
+   * partial last block mean the file is damaged.
+   *
+   * @throws DamagedStoreException when the file is empty, starts with something else or is cut short
+   * @throws CoordinationStoreException when it is a directory or this user may not read and write it
+   */
   void checkExistingFile() {
     if (Files.isDirectory(file)) {
       throw refused("it is a directory, not a database file");
     }
-    if (!Files.isReadable(file) || !Files.isWritable(file)) {
-      throw refused("it is not readable and writable by this user");
+    if (!Files.isReadable(file)) {
+      throw refused("this user may not read it (" + mode() + ")");
+    }
+    if (!Files.isWritable(file)) {
+      throw refused("it is read-only for this user (" + mode() + "); H2 would open it read-only, so make it "
+          + "writable (chmod u+w " + file + ") or open it as its owner");
     }
     byte[] head = new byte[H2_HEADER.length];
     int n;
-    try (InputStream in = Files.newInputStream(file)) {
-      n = in.readNBytes(head, 0, head.length);
+    long size;
+    boolean complete;
+    try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file,
+        java.nio.file.StandardOpenOption.READ)) {
+      java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(head);
+      n = Math.max(0, ch.read(b, 0));
+      size = ch.size();
+      complete = size % Damage.BLOCK == 0 && Damage.holdsACompleteChunk(ch);
     } catch (IOException e) {
       throw new CoordinationStoreException("cannot open " + file + ": " + e, e);
     }
     if (n == 0) {
-      throw refused("it is empty, not an H2 database");
+      throw damaged("it is empty (0 bytes), not an H2 database", null);
     }
     for (int i = 0; i < H2_HEADER.length; i++) {
       if (i >= n || head[i] != H2_HEADER[i]) {
-        throw refused("it is not an H2 database (no H2 file header)");
+        throw damaged("it is not an H2 database (no H2 file header): another file, or its start was overwritten",
+            null);
       }
+    }
+    if (size % Damage.BLOCK != 0) {
+      throw damaged("it is cut short: its size, " + size + " bytes, is not a whole number of 4 KiB blocks", null);
+    }
+    if (!complete) {
+      throw damaged("no complete version of its data can be read: it is cut short or overwritten", null);
+    }
+  }
+
+  /** The file's permissions and owner, like {@code mode r--r--r--, owner alice}, or what is known of them. */
+  private String mode() {
+    try {
+      return "mode " + java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(file))
+          + ", owner " + Files.getOwner(file).getName();
+    } catch (IOException | UnsupportedOperationException e) {
+      return "its permissions cannot be read";
     }
   }
 
@@ -114,12 +148,30 @@ final class DatabaseFile {
    * database, a corrupt file, or one in use by another process, without changing it.
    */
   int probeSchemaVersion() {
-    try (Connection c = connect(probeUrl())) {
+    try (Connection c = openReadOnly()) {
       int version = Schema.versionOf(c, file.toString());
       Schema.requireSupported(version, file.toString());
       return version;
     } catch (SQLException e) {
       throw openFailure(e);
+    }
+  }
+
+  /**
+   * A read-only session on the existing file, which writes nothing to it.
+   *
+   * @throws SQLException as H2 raises it
+   * @throws DamagedStoreException when H2 finds no complete version to read (error 90097: it would
+   *                               have to start an empty store, and cannot write)
+   */
+  Connection openReadOnly() throws SQLException {
+    try {
+      return connect(probeUrl());
+    } catch (SQLException e) {
+      if (e.getErrorCode() == 90097) {
+        throw damaged("no complete version of its data can be read: it is cut short or overwritten", e);
+      }
+      throw e;
     }
   }
 
@@ -138,8 +190,22 @@ final class DatabaseFile {
     return new CoordinationStoreException("cannot open " + file + ": " + why);
   }
 
-  /** A one-line reason for an H2 error raised while opening. */
+  /** A damaged file: one line naming it, what is damaged and, when H2 raised it, H2's own words. */
+  DamagedStoreException damaged(String reason, Throwable cause) {
+    return new DamagedStoreException(file, reason, "cannot open " + file + ": it is damaged (" + reason
+        + (cause == null ? "" : "; H2: " + Damage.h2Detail(cause)) + ")", cause);
+  }
+
+  /** A one-line reason for an H2 error raised while opening; a damaged file is a {@link DamagedStoreException}. */
   CoordinationStoreException openFailure(SQLException e) {
+    java.util.Optional<String> damage = Damage.of(e);
+    if (damage.isPresent()) {
+      return damaged(damage.get(), e);
+    }
+    if (e.getErrorCode() != 90020 && Damage.locked(e)) {
+      return new CoordinationStoreException("cannot open " + file + ": the database is in use by another process (its "
+          + "file is locked: H2 error " + e.getErrorCode() + ")", e);
+    }
     String why = switch (e.getErrorCode()) {
       case 90020 -> "the database is in use by another process (H2 error 90020)";
       case 90030 -> "the file is corrupt (H2 error 90030: " + h2Message(e) + ")";

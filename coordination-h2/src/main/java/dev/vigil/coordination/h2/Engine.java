@@ -45,6 +45,9 @@ final class Engine {
       return new Engine(keeper, pool(url, options));
     } catch (SQLException e) {
       closeQuietly(keeper);
+      if (Damage.of(e).isPresent()) {
+        throw db.openFailure(e);
+      }
       throw new CoordinationStoreException("cannot open " + db + ": " + Transactions.oneLine(e), e);
     } catch (RuntimeException | Error e) {
       closeQuietly(keeper);
@@ -58,9 +61,22 @@ final class Engine {
    * file whole. The caller guarantees that no transaction is in flight.
    */
   void shutdownCompact(DatabaseFile db) {
+    shutdown(db, "SHUTDOWN COMPACT");
+  }
+
+  /**
+   * Closes the pool, then shuts the database down without compacting or writing anything more
+   * ({@code SHUTDOWN IMMEDIATELY}, as if the process died): for a damaged file, which a compaction
+   * would have to read whole.
+   */
+  void shutdownImmediately(DatabaseFile db) {
+    shutdown(db, "SHUTDOWN IMMEDIATELY");
+  }
+
+  private void shutdown(DatabaseFile db, String statement) {
     pool.close();
     try (Statement s = keeper.createStatement()) {
-      s.execute("SHUTDOWN COMPACT");
+      s.execute(statement);
     } catch (SQLException e) {
       throw new CoordinationStoreException(db + ": clean shutdown failed: " + Transactions.oneLine(e), e);
     } finally {

@@ -224,6 +224,24 @@ public final class H2Coordination implements Coordination, AutoCloseable {
     }
   }
 
+  /**
+   * Marks {@code db} as in use by this JVM for a maintenance step ({@link H2Maintenance}), so that
+   * no {@link #open} of it runs meanwhile; returns the key to pass to {@link #unreserve}.
+   *
+   * @throws CoordinationStoreException when it is open or being maintained in this JVM
+   */
+  static Path reserve(DatabaseFile db, String doing) {
+    Path key = registryKey(db);
+    if (!OPEN.add(key)) {
+      throw new CoordinationStoreException("cannot " + doing + " " + db + ": it is open in this process");
+    }
+    return key;
+  }
+
+  static void unreserve(Path key) {
+    OPEN.remove(key);
+  }
+
   private static Path registryKey(DatabaseFile db) {
     try {
       return db.file.getParent().toRealPath().resolve(db.file.getFileName());
@@ -233,7 +251,7 @@ public final class H2Coordination implements Coordination, AutoCloseable {
   }
 
   /** The database file. */
-  Path file() {
+  public Path file() {
     return file.file;
   }
 
@@ -269,6 +287,51 @@ public final class H2Coordination implements Coordination, AutoCloseable {
   @Override
   public Store store() {
     return store;
+  }
+
+  /**
+   * Checks the open store as {@link H2Maintenance#check} does a closed one: every row and index
+   * entry read and Vigil's rules checked, in one read-only transaction that sees one consistent
+   * version of every table (verbs go on meanwhile). Never throws for what it finds; a damaged part
+   * is a problem of the report.
+   */
+  public StoreCheck check() {
+    return tx.read("check", c -> {
+      int isolation = c.getTransactionIsolation();
+      c.setTransactionIsolation(Connection.TRANSACTION_SERIALIZABLE);
+      try {
+        StoreCheck r = H2Maintenance.inspect(c, file.file);
+        c.commit();
+        return r;
+      } finally {
+        c.setTransactionIsolation(isolation);
+      }
+    });
+  }
+
+  /**
+   * Writes a backup of the open store to {@code target}: H2's {@code BACKUP TO} (a zip holding
+   * the database file) taken while every verb is paused, so the copy is of one committed version,
+   * exactly; verbs wait for the copy (about as long as reading the file once). The file is
+   * written 0600 beside {@code target} and moved into place when complete, so {@code target}
+   * never holds half a backup. {@link H2Maintenance#restore} restores it.
+   *
+   * @param replace whether an existing {@code target} is replaced; when false and it exists,
+   *                nothing is written
+   * @throws CoordinationStoreException when it cannot be written (the message names why)
+   */
+  public H2Maintenance.Backup backup(Path target, boolean replace) {
+    Path tmp = H2Maintenance.partFile(target);
+    try {
+      int version = tx.exclusive("backup", c -> {
+        int v = Schema.versionOf(c, file.toString());
+        H2Maintenance.backupTo(c, tmp);
+        return v;
+      });
+      return H2Maintenance.place(tmp, target, replace, version);
+    } finally {
+      H2Maintenance.deleteQuietly(tmp);
+    }
   }
 
   // ---- submit, owners ----

@@ -27,6 +27,11 @@ import org.slf4j.LoggerFactory;
  *       every verb is paused (the write side of the gate waits for those in flight), the database
  *       is shut down with {@code SHUTDOWN COMPACT} and reopened. If the reopen fails, every
  *       later verb fails with that cause.
+ *   <li>A failure that says the file is damaged ({@link Damage}) is a {@link DamagedStoreException};
+ *       from then on no compaction runs, and the shutdown writes nothing more
+ *       ({@code SHUTDOWN IMMEDIATELY}): a compaction would have to read the damaged data.
+ *   <li>{@link #exclusive} runs a body with every other verb paused, on a database that no
+ *       transaction writes meanwhile (a backup copies the file then).
  * </ol>
  */
 final class Transactions {
@@ -58,6 +63,8 @@ final class Transactions {
   private Engine engine;
   private boolean closed;
   private RuntimeException broken;
+  /** Set when a verb found the file damaged: no compaction from then on. */
+  private volatile boolean damaged;
   private final java.util.concurrent.atomic.AtomicInteger compactions = new java.util.concurrent.atomic.AtomicInteger();
 
   /**
@@ -93,18 +100,12 @@ final class Transactions {
     T result;
     gate.readLock().lock();
     try {
-      if (closed) {
-        throw new IllegalStateException(file + ": the coordination store is closed (" + verb + ")");
-      }
-      if (broken != null) {
-        throw new CoordinationStoreException(file + ": unusable since its reopen after a compaction failed: "
-            + broken.getMessage(), broken);
-      }
+      requireUsable(verb);
       result = attempt(verb, forceToDevice, body);
     } finally {
       gate.readLock().unlock();
     }
-    if (writes && compaction != null && compaction.due()) {
+    if (writes && compaction != null && !damaged && compaction.due()) {
       compact();
     }
     return result;
@@ -151,6 +152,32 @@ final class Transactions {
   }
 
   /**
+   * Runs {@code body} as one transaction while every other verb waits (the write side of the gate:
+   * those in flight finish first, none starts until it returns), so nothing is written to the file
+   * meanwhile.
+   */
+  <T> T exclusive(String what, Body<T> body) {
+    gate.writeLock().lock();
+    try {
+      requireUsable(what);
+      return attempt(what, r -> false, body);
+    } finally {
+      gate.writeLock().unlock();
+    }
+  }
+
+  /** Refuses a verb on a closed store, or on one whose reopen after a compaction failed; under the gate. */
+  private void requireUsable(String verb) {
+    if (closed) {
+      throw new IllegalStateException(file + ": the coordination store is closed (" + verb + ")");
+    }
+    if (broken != null) {
+      throw new CoordinationStoreException(file + ": unusable since its reopen after a compaction failed: "
+          + broken.getMessage(), broken);
+    }
+  }
+
+  /**
    * Pauses every verb (waits for those in flight), shuts the database down with
    * {@code SHUTDOWN COMPACT} and reopens it. A failure is logged and kept: the verb that
    * triggered the compaction committed already, every later one fails with it.
@@ -186,7 +213,9 @@ final class Transactions {
     try {
       if (!closed) {
         closed = true;
-        if (broken == null) {
+        if (broken == null && damaged) {
+          engine.shutdownImmediately(file);
+        } else if (broken == null) {
           engine.shutdownCompact(file);
         }
       }
@@ -218,6 +247,13 @@ final class Transactions {
   }
 
   private CoordinationStoreException failure(String verb, SQLException e, int lockConflicts) {
+    java.util.Optional<String> damage = Damage.of(e);
+    if (damage.isPresent()) {
+      damaged = true;
+      LOG.error("{}: {} found the file damaged ({}): {}", file, verb, damage.get(), oneLine(e));
+      return new DamagedStoreException(file.file, damage.get(), file + ": " + verb + " failed: the store is damaged ("
+          + damage.get() + "; H2: " + Damage.h2Detail(e) + ")", e);
+    }
     if (isLockConflict(e)) {
       return new CoordinationStoreException(file + ": " + verb + " gave up after " + lockConflicts
           + " lock conflicts (lock timeout " + lockTimeoutMs + "ms): " + oneLine(e), e);

@@ -3,6 +3,7 @@ package dev.vigil.launcher.internal;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.vigil.coordination.OwnerId;
 import dev.vigil.coordination.ProcessIdentity;
+import dev.vigil.coordination.h2.DamagedStoreException;
 import dev.vigil.coordination.h2.H2Coordination;
 import dev.vigil.coordination.h2.H2Options;
 import dev.vigil.supervisor.DaemonLiveness;
@@ -192,6 +193,8 @@ public final class Daemon implements AutoCloseable {
     H2Options options = H2Options.defaults().withRetryPolicy(config.retry()).withDurability(config.durability());
     try {
       coordination = H2Coordination.open(home.databaseFile(), options);
+    } catch (DamagedStoreException e) {
+      throw new Refused(2, StoreOps.damagedLine(e));
     } catch (RuntimeException e) {
       throw new Refused(1, "cannot open the store: " + Wire.oneLine(e.getMessage()));
     }
@@ -215,6 +218,10 @@ public final class Daemon implements AutoCloseable {
       booted.get(config.timeouts().ms(dev.vigil.supervisor.TimeoutLattice.Timeout.SUPERVISOR_BOOT), TimeUnit.MILLISECONDS);
     } catch (Exception e) {
       stopLoop();
+      Optional<DamagedStoreException> damaged = DamagedStoreException.in(e);
+      if (damaged.isPresent()) {
+        throw new Refused(2, StoreOps.damagedLine(damaged.get()));
+      }
       throw new Refused(1, "the daemon did not boot: " + Wire.oneLine(String.valueOf(e.getCause() != null ? e.getCause().getMessage() : e.getMessage())));
     }
     try {
@@ -419,8 +426,12 @@ public final class Daemon implements AutoCloseable {
     @Override
     public void onMessage(Peer peer, Message.ToDaemon m) {
       if (m instanceof Message.ClientHello) {
-        peer.send(new Message.Capabilities(List.of("idle_shutdown", SUBMIT_ALL), BuildInfo.BUILD, BuildInfo.VERSION,
-            BuildInfo.PROTOCOL, ProcessHandle.current().pid()));
+        peer.send(new Message.Capabilities(List.of("idle_shutdown", SUBMIT_ALL, StoreOps.CAPABILITY), BuildInfo.BUILD,
+            BuildInfo.VERSION, BuildInfo.PROTOCOL, ProcessHandle.current().pid()));
+      } else if (m instanceof Message.Command c && StoreOps.OPS.contains(c.op())) {
+        // the store answers these itself, on this connection's thread: a check reads every row and a
+        // backup pauses every verb for its copy, neither of which the scheduling thread may wait for
+        peer.send(new Message.Reply(StoreOps.answer(coordination, c.op(), c.args())));
       } else if (m instanceof Message.Command c) {
         Command cmd;
         try {

@@ -128,7 +128,11 @@ public final class Up {
       if (!p.isAlive()) {
         int code = p.exitValue();
         if (code != 3) {
-          throw new Client.Failure(code == 2 ? 2 : 1, "the daemon did not start: " + lastLine(log));
+          String line = lastLine(log);
+          if (code == 2 && StoreOps.isDamagedLine(line)) {
+            throw new Client.Failure(2, line); // the daemon's own line names the store and what to do
+          }
+          throw new Client.Failure(code == 2 ? 2 : 1, "the daemon did not start: " + line);
         }
         // another daemon won the lock (D2): wait for it to answer
       }
