@@ -57,6 +57,8 @@ import java.util.function.UnaryOperator;
  *   <li>Quiesce (S5): the gate answers {@code quiesced} (closed) or {@code busy}; {@code release}
  *       or the quiesce hold reopens it; the socket {@code stop} is the idle-shutdown stop, refused
  *       with {@code busy} while there is work.
+ *   <li>Output: from the reservation on, {@code stdout.log} and {@code stderr.log} are kept within
+ *       the run's output bound ({@link OutputKeeper}); their final form is written before the outcome.
  *   <li>Outcome: written durably to {@code outcome.json} (with the exit code or signal of the
  *       command the run stands for, when the type reported one), then reported (effect before
  *       receipt); exit with the command's own status (its code, or 128 + its signal), else
@@ -96,6 +98,8 @@ final class Host {
   private final RunDirectory dir;
   private final String token;
   private final RunSettings settings;
+  /** Keeps stdout.log and stderr.log within their bound from the reservation on; null before. */
+  private OutputKeeper output;
   /** The command's end as the type reported it ({@link WorkContext#processEnded}), or null. */
   private volatile dev.vigil.coordination.RunExit processEnd;
   private final long handoffMs;
@@ -178,6 +182,7 @@ final class Host {
       HostLog.info("cannot write identity.json: " + e);
       return FAILED;
     }
+    output = OutputKeeper.start(dir, args.output());
     Runtime.getRuntime().addShutdownHook(new Thread(this::onTerm, "vigil-term"));
     Prepared prepared = prepare();
     control.execute(this::connect);
@@ -248,7 +253,10 @@ final class Host {
     }
   }
 
-  /** Outcome: durable write, then the end of the run's work, then the report (effect before receipt). */
+  /**
+   * Outcome: the logs in their final form, the durable write, then the end of the run's work, then
+   * the report (effect before receipt).
+   */
   private int finish(Outcome outcome, Optional<WorkContext.Work> runWork) {
     synchronized (this) {
       if (exiting) {
@@ -256,6 +264,7 @@ final class Host {
       }
       writingOutcome = true;
     }
+    output.finish();
     dev.vigil.coordination.RunExit end = processEnd;
     try {
       dir.writeOutcome(new RecordedOutcome(args.run(), outcome, System.currentTimeMillis(), end));
