@@ -249,7 +249,9 @@ public final class Main implements Runnable {
 
   @Command(name = "up", mixinStandardHelpOptions = true, description = {"Start the daemon in the background and "
       + "print its pid (pid N). One daemon serves a home: when one already runs, up prints its pid and changes "
-      + "nothing.", "An older idle daemon is replaced by this version; a busy one is left alone (exit 3)."},
+      + "nothing.", "An older idle daemon is replaced by this version; a busy one is left alone (exit 3).", "A daemon that holds "
+      + "the home but does not answer (stopped or frozen) is named with when it last answered, and no second one is "
+      + "started (exit 3)."},
       footer = {"", "Examples:", "  vigil up", "  vigil up --config ~/vigil.json"})
   static final class UpCmd extends Sub {
     @Option(names = "--config", paramLabel = "FILE", description = CONFIG_HELP)
@@ -749,7 +751,9 @@ public final class Main implements Runnable {
   }
 
   @Command(name = "logs", mixinStandardHelpOptions = true, footer = {"", "Examples:", "  vigil logs t-12",
-      "  vigil logs t-12.2", "  vigil logs t-12 --follow"}, description = {"A run's stdout and stderr, or those of a ticket's latest run.",
+      "  vigil logs t-12.2", "  vigil logs t-12 --follow"}, description = {"A run's stdout and stderr, or those of a ticket's latest run. A run keeps at most its lane's "
+        + "maxOutput of each (64MiB unless configured): beyond it, the first and the last part are kept, a line in the "
+        + "output says how many bytes were dropped between them, and logs says so on stderr.",
     "With --follow: waits for the run to start if it has not, copies its output as it is written, and when the run "
         + "ends prints how it ended on stderr (like: t-3.1 FAILED: exit code 2); exit 0 when it succeeded, 1 "
         + "otherwise. A ticket is followed through its retries until it finishes or is held."})

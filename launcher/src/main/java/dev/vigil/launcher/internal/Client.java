@@ -20,8 +20,23 @@ public final class Client implements AutoCloseable {
   /** How long a client waits for a reply, ms (a shutdown's reply waits for a quiesce round). */
   static final long REPLY_WAIT_MS = 120_000;
 
+  /** How long a client waits for the daemon's answer to its hello, ms. */
+  static final long HELLO_WAIT_MS = 10_000;
+
+  /** What one connection attempt found. */
+  sealed interface Attempt {
+    /** A daemon answered. */
+    record Connected(Client client) implements Attempt {}
+
+    /** No socket, or nobody accepted the connection. */
+    record Absent() implements Attempt {}
+
+    /** The connection was accepted, but no answer came within {@link #HELLO_WAIT_MS}. */
+    record Silent() implements Attempt {}
+  }
+
   /** A failure with the CLI's exit code and a one-line message. */
-  public static final class Failure extends RuntimeException {
+  public static class Failure extends RuntimeException {
     private final int exitCode;
 
     public Failure(int exitCode, String message) {
@@ -31,6 +46,13 @@ public final class Client implements AutoCloseable {
 
     public int exitCode() {
       return exitCode;
+    }
+  }
+
+  /** Exit 4: the daemon that holds the home does not answer ({@link DaemonWait.Decision.NotAnswering}). */
+  public static final class NotAnswering extends Failure {
+    public NotAnswering(String message) {
+      super(4, message);
     }
   }
 
@@ -87,22 +109,25 @@ public final class Client implements AutoCloseable {
    * of waiting it says so on stderr, once.
    *
    * @param waitMs how long to wait for a daemon that is starting, ms (0: not at all)
-   * @throws Failure exit 4 when no daemon answers
+   * @throws Failure exit 4 when no daemon answers, naming the daemon that holds the home but does
+   *                 not answer when there is one
    */
   public static Client connect(Home home, boolean interactive, long waitMs) {
     long start = System.nanoTime();
     boolean told = false;
     DaemonLiveness liveness = DaemonWait.liveness();
     while (true) {
-      Optional<Client> c = tryConnect(home, interactive);
-      if (c.isPresent()) {
-        return c.get();
+      Attempt a = attempt(home, interactive);
+      if (a instanceof Attempt.Connected c) {
+        return c.client();
       }
       long waited = (System.nanoTime() - start) / 1_000_000;
       DaemonWait.Decision d = DaemonWait.decide(DaemonWait.signs(home), liveness, System.currentTimeMillis(), waited,
-          waitMs);
+          waitMs, a instanceof Attempt.Silent);
       if (d instanceof DaemonWait.Decision.NoDaemon) {
         throw new Failure(4, "no daemon running on " + home.dir());
+      } else if (d instanceof DaemonWait.Decision.NotAnswering n) {
+        throw new NotAnswering(DaemonWait.notAnswering(home, n, System.currentTimeMillis()));
       } else if (d instanceof DaemonWait.Decision.GaveUp g) {
         throw new Failure(4, "no daemon answered on " + home.dir() + " within " + Durations.format(waitMs) + " ("
             + g.why() + ")");
@@ -126,21 +151,27 @@ public final class Client implements AutoCloseable {
 
   /** Connects, or empty when no daemon answers. */
   public static Optional<Client> tryConnect(Home home, boolean interactive) {
+    return attempt(home, interactive) instanceof Attempt.Connected c ? Optional.of(c.client()) : Optional.empty();
+  }
+
+  /** One connection attempt: hello, then the daemon's capabilities within {@link #HELLO_WAIT_MS}. */
+  static Attempt attempt(Home home, boolean interactive) {
     if (!Files.exists(home.socket())) {
-      return Optional.empty();
+      return new Attempt.Absent();
     }
     ProtocolClient pc;
     try {
       pc = ProtocolClient.connect(home.socket());
     } catch (IOException | RuntimeException e) {
-      return Optional.empty();
+      return new Attempt.Absent();
     }
+    long sent = System.nanoTime();
     try {
       pc.send(new Message.ClientHello(BuildInfo.VERSION, BuildInfo.BUILD, BuildInfo.PROTOCOL, interactive));
-      Optional<Message.FromDaemon> m = pc.next(10_000);
+      Optional<Message.FromDaemon> m = pc.next(HELLO_WAIT_MS);
       if (m.isPresent() && m.get() instanceof Message.Capabilities caps) {
         try {
-          return Optional.of(new Client(pc, caps, judge(caps, interactive)));
+          return new Attempt.Connected(new Client(pc, caps, judge(caps, interactive)));
         } catch (Failure f) {
           pc.close();
           throw f;
@@ -152,7 +183,7 @@ public final class Client implements AutoCloseable {
       Thread.currentThread().interrupt();
     }
     pc.close();
-    return Optional.empty();
+    return (System.nanoTime() - sent) / 1_000_000 >= HELLO_WAIT_MS ? new Attempt.Silent() : new Attempt.Absent();
   }
 
   public Message.Capabilities capabilities() {

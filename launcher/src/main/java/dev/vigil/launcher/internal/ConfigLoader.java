@@ -11,7 +11,9 @@ import dev.vigil.coordination.Lane;
 import dev.vigil.coordination.NewTicket;
 import dev.vigil.coordination.RetryPolicy;
 import dev.vigil.coordination.h2.H2Options;
+import dev.vigil.supervisor.ByteSizes;
 import dev.vigil.supervisor.Durations;
+import dev.vigil.supervisor.OutputBound;
 import dev.vigil.supervisor.TimeoutLattice;
 import dev.vigil.supervisor.TimeoutLattice.Timeout;
 import dev.vigil.supervisor.engine.EngineConfig;
@@ -40,7 +42,7 @@ import java.util.TreeMap;
  *
  * <pre>{@code
  * {
- *   "lanes": { "default": { "concurrency": 2 }, "batch": { "concurrency": 4, "timeout": "30m" } },
+ *   "lanes": { "default": { "concurrency": 2 }, "batch": { "concurrency": 4, "timeout": "30m", "maxOutput": "256MiB" } },
  *   "maxAttempts": 3,
  *   "retry": { "backoffBase": "1s", "backoffCap": "5m" },
  *   "durability": "process",
@@ -56,7 +58,9 @@ import java.util.TreeMap;
  * <ul>
  *   <li>{@code lanes}: name → {@code concurrency}, 1-{@value EngineConfig#MAX_LANE_CONCURRENCY} runs live at once,
  *       and an optional {@code timeout}: the time limit of a run whose ticket has none of its own
- *       (stopped past it, Q12); merged over the default {@code default} lane of 2.
+ *       (stopped past it, Q12), and an optional {@code maxOutput}: how much of each run's stdout and
+ *       of its stderr is kept ({@code 64KiB}-{@code 1TiB}, default {@code 64MiB}); merged over the
+ *       default {@code default} lane of 2.
  *   <li>{@code maxAttempts}: attempts of a submission that names none, 1-{@value NewTicket#MAX_ATTEMPTS}.
  *   <li>{@code durability}: {@code process} (an acknowledged decision survives kill -9) or
  *       {@code power} (also a power loss).
@@ -83,7 +87,7 @@ public final class ConfigLoader {
 
   private ConfigLoader() {}
 
-  record LaneJson(Integer concurrency, String timeout) {}
+  record LaneJson(Integer concurrency, String timeout, String maxOutput) {}
 
   record RetryJson(String backoffBase, String backoffCap) {}
 
@@ -163,7 +167,9 @@ public final class ConfigLoader {
         if (e.getValue().timeout() != null && timeout <= 0) {
           throw new IllegalArgumentException("lanes." + e.getKey() + ".timeout must be longer than 0 (leave it out for none)");
         }
-        lanes.put(lane, new EngineConfig.LaneLimit(lane, e.getValue().concurrency(), timeout));
+        OutputBound output = e.getValue().maxOutput() == null ? OutputBound.DEFAULT
+            : output("lanes." + e.getKey() + ".maxOutput", e.getValue().maxOutput());
+        lanes.put(lane, new EngineConfig.LaneLimit(lane, e.getValue().concurrency(), timeout, output));
       }
     }
     RetryPolicy retry = d.retry();
@@ -279,6 +285,20 @@ public final class ConfigLoader {
       case "power" -> H2Options.Durability.POWER;
       default -> throw new IllegalArgumentException("durability ('" + text + "') must be 'process' or 'power'");
     };
+  }
+
+  private static OutputBound output(String field, String text) {
+    long bytes;
+    try {
+      bytes = ByteSizes.parse(text);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(field + ": " + e.getMessage());
+    }
+    try {
+      return new OutputBound(bytes);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(field + e.getMessage().substring("maxOutput".length()));
+    }
   }
 
   private static long duration(String field, String text) {

@@ -22,6 +22,14 @@ import java.util.Optional;
  *       service manager).
  *   <li>Clearly none: nobody holds the lock and {@code daemon.json} is missing, unreadable or
  *       stale (a clean stop deletes it). Then the client fails at once.
+ *   <li>Not answering: the holder of the lock is the daemon that wrote {@code daemon.json} (its pid,
+ *       and the start time recorded there is that live process's), so it booted and served, yet it
+ *       does not answer now: stopped ({@code SIGSTOP}), frozen by a long pause, swapped out, or stuck.
+ *       It is waited for like a starting one; then the client says so, with when it last answered:
+ *       the heartbeat in {@code daemon.json}, which the daemon's scheduling thread, the one that
+ *       answers commands, writes every {@code heartbeat} (so this costs the daemon nothing more).
+ *       However old that heartbeat, the held lock means this daemon lives: it is never called gone,
+ *       and {@code vigil up} starts no second one.
  * </ul>
  *
  * <p>The lock is never taken to test it: taking it, even for a moment, could make a daemon that
@@ -40,13 +48,24 @@ public final class DaemonWait {
   /**
    * What the home shows of a daemon, at one moment.
    *
-   * @param lockHolder the pid of the live process that holds {@code daemon.lock}, if any
-   * @param status     the pid and heartbeat of {@code daemon.json}, if readable
+   * @param lockHolder       the pid of the live process that holds {@code daemon.lock}, if any
+   * @param status           the pid and heartbeat of {@code daemon.json}, if readable
+   * @param holderWroteStatus whether the holder is the daemon {@code daemon.json} describes: the same
+   *                         pid, and the same start time when the file records one
    */
-  public record Signs(Optional<Long> lockHolder, Optional<DaemonLiveness.Status> status) {
+  public record Signs(Optional<Long> lockHolder, Optional<DaemonLiveness.Status> status, boolean holderWroteStatus) {
     public Signs {
       Objects.requireNonNull(lockHolder, "lockHolder");
       Objects.requireNonNull(status, "status");
+      if (holderWroteStatus && (lockHolder.isEmpty() || status.isEmpty()
+          || !lockHolder.get().equals(status.get().pid()))) {
+        throw new IllegalArgumentException("the holder wrote the status only when both name the same pid");
+      }
+    }
+
+    /** Signs where the holder, if any, is not known to be the daemon of the status file. */
+    public Signs(Optional<Long> lockHolder, Optional<DaemonLiveness.Status> status) {
+      this(lockHolder, status, false);
     }
   }
 
@@ -60,6 +79,14 @@ public final class DaemonWait {
 
     /** A daemon seemed to be starting, but none answered within the wait (exit 4). */
     record GaveUp(String why) implements Decision {}
+
+    /**
+     * The daemon that holds the home did not answer within the wait (exit 4; {@code up} exit 3).
+     *
+     * @param pid                its pid
+     * @param lastAnsweredWallMs its last heartbeat, wall clock
+     */
+    record NotAnswering(long pid, long lastAnsweredWallMs) implements Decision {}
   }
 
   /**
@@ -71,8 +98,24 @@ public final class DaemonWait {
    * @param limitMs   {@code --wait-daemon}, ms (0: never wait)
    */
   public static Decision decide(Signs signs, DaemonLiveness liveness, long nowWallMs, long waitedMs, long limitMs) {
+    return decide(signs, liveness, nowWallMs, waitedMs, limitMs, false);
+  }
+
+  /**
+   * As {@link #decide(Signs, DaemonLiveness, long, long, long)}, knowing whether the last attempt
+   * was {@code silent}: its connection was accepted but not answered. Only a silent daemon that
+   * holds the lock and wrote {@code daemon.json} is not answering; one that refuses connections
+   * while it holds the lock is between its boot and its socket, and is starting.
+   */
+  public static Decision decide(Signs signs, DaemonLiveness liveness, long nowWallMs, long waitedMs, long limitMs,
+                                boolean silent) {
     String why;
-    if (signs.lockHolder().isPresent()) {
+    if (signs.holderWroteStatus() && silent) {
+      if (waitedMs >= limitMs) {
+        return new Decision.NotAnswering(signs.lockHolder().get(), signs.status().get().heartbeatAtWallMs());
+      }
+      why = "pid " + signs.lockHolder().get() + " holds its lock but does not answer";
+    } else if (signs.lockHolder().isPresent()) {
       long pid = signs.lockHolder().get();
       why = (pid > 0 ? "pid " + pid : "a process") + " holds its lock but does not answer yet";
     } else if (signs.status().isPresent() && liveness.fresh(signs.status().get().heartbeatAtWallMs(), nowWallMs)) {
@@ -88,7 +131,39 @@ public final class DaemonWait {
 
   /** What {@code home} shows now. */
   public static Signs signs(Home home) {
-    return new Signs(lockHolder(home.lockFile()), new StatusFile(home.statusFile()).read());
+    Optional<Long> holder = lockHolder(home.lockFile());
+    StatusFile file = new StatusFile(home.statusFile());
+    Optional<DaemonLiveness.Status> status = file.read();
+    boolean wrote = holder.isPresent() && status.isPresent() && holder.get().equals(status.get().pid())
+        && file.recorded().filter(r -> r.pid() == holder.get() && r.alive()).isPresent();
+    return new Signs(holder, status, wrote);
+  }
+
+  /**
+   * The daemon that holds {@code home} and wrote its {@code daemon.json}, as not answering, when it
+   * does; for a client whose connection that daemon just left unanswered. Empty when the lock is
+   * free or its holder is not that daemon (one that is starting).
+   */
+  public static Optional<Decision.NotAnswering> notAnsweringHolder(Home home) {
+    Signs s = signs(home);
+    return s.holderWroteStatus()
+        ? Optional.of(new Decision.NotAnswering(s.lockHolder().get(), s.status().get().heartbeatAtWallMs()))
+        : Optional.empty();
+  }
+
+  /**
+   * The sentence for a daemon that holds the home but does not answer: {@code a daemon (pid 4242)
+   * holds /home/me/.vigil but is not answering; it last answered at 14:03:12 (35s ago)}.
+   */
+  public static String notAnswering(Home home, Decision.NotAnswering d, long nowWallMs) {
+    java.time.ZonedDateTime at = java.time.Instant.ofEpochMilli(d.lastAnsweredWallMs())
+        .atZone(java.time.ZoneId.systemDefault()).truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+    java.time.ZonedDateTime now = java.time.Instant.ofEpochMilli(nowWallMs).atZone(java.time.ZoneId.systemDefault());
+    java.time.format.DateTimeFormatter time = java.time.format.DateTimeFormatter.ofPattern("HH:mm:ss");
+    String when = at.toLocalDate().equals(now.toLocalDate()) ? at.format(time) : at.toLocalDate() + " " + at.format(time);
+    long agoMs = Math.max(0, nowWallMs - d.lastAnsweredWallMs()) / 1_000 * 1_000;
+    return "a daemon (pid " + d.pid() + ") holds " + home.dir() + " but is not answering; it last answered at " + when
+        + " (" + (agoMs == 0 ? "just now" : dev.vigil.supervisor.Durations.format(agoMs) + " ago") + ")";
   }
 
   /** How a client judges the heartbeat: by the default timeouts (the daemon's own are not in daemon.json). */

@@ -32,12 +32,17 @@ public final class Up {
    * S5) and the user is told on stderr; any other daemon is used as it is.
    *
    * @throws Client.Failure exit 2 for a bad configuration, 3 when refused (a busy older daemon stays,
-   *                        or a daemon runs with another configuration than {@code config}), 1 when it
+   *                        a daemon runs with another configuration than {@code config}, or the daemon
+   *                        that holds the home does not answer: no second one is started), 1 when it
    *                        did not start
    */
   public static long up(Home home, Path config) {
     home.prepare();
-    Optional<Client> c = Client.tryConnect(home, true);
+    Client.Attempt a = Client.attempt(home, true);
+    if (a instanceof Client.Attempt.Silent) {
+      refuseIfNotAnswering(home);
+    }
+    Optional<Client> c = a instanceof Client.Attempt.Connected k ? Optional.of(k.client()) : Optional.empty();
     if (c.isEmpty()) {
       return start(home, config);
     }
@@ -62,6 +67,19 @@ public final class Up {
     System.err.println("vigil: replaced the idle daemon (" + replaced + ") with this vigil (v" + BuildInfo.VERSION
         + ", pid " + pid + ")");
     return pid;
+  }
+
+  /**
+   * After a connection the daemon left unanswered: when the daemon that holds the home wrote its
+   * {@code daemon.json} (it booted and served), it lives and is not answering; a second daemon would
+   * only be refused by the lock, so {@code up} says so instead (exit 3), in the words every client
+   * uses.
+   */
+  private static void refuseIfNotAnswering(Home home) {
+    Optional<DaemonWait.Decision.NotAnswering> n = DaemonWait.notAnsweringHolder(home);
+    if (n.isPresent()) {
+      throw new Client.Failure(3, DaemonWait.notAnswering(home, n.get(), System.currentTimeMillis()));
+    }
   }
 
   /**
@@ -121,9 +139,19 @@ public final class Up {
     }
     long deadline = System.nanoTime() / 1_000_000 + TimeoutLattice.Timeout.SUPERVISOR_BOOT.defaultMs() + 10_000;
     while (System.nanoTime() / 1_000_000 < deadline) {
-      Optional<Long> running = pidOfRunning(home);
-      if (running.isPresent()) {
-        return running.get();
+      Client.Attempt a;
+      try {
+        a = Client.attempt(home, true);
+      } catch (Client.Failure e) {
+        a = new Client.Attempt.Absent(); // a daemon this vigil cannot use: as before, wait for one it can
+      }
+      if (a instanceof Client.Attempt.Connected c) {
+        try (Client client = c.client()) {
+          return pidOf(client);
+        }
+      }
+      if (a instanceof Client.Attempt.Silent && !p.isAlive()) {
+        refuseIfNotAnswering(home); // the one that holds the lock does not answer
       }
       if (!p.isAlive()) {
         int code = p.exitValue();

@@ -49,6 +49,8 @@ public final class Watch {
   private Client attached;
   private String notice = "";
   private long nextRelaunchMs = Long.MIN_VALUE;
+  /** Whether the last connection attempt was accepted and left unanswered. */
+  private boolean silent;
 
   public Watch(Home home, Frame frame, PrintStream out) {
     this.home = home;
@@ -70,7 +72,9 @@ public final class Watch {
 
   private String step() {
     if (attached == null) {
-      attached = Client.tryConnect(home, false).orElse(null);
+      Client.Attempt a = Client.attempt(home, false);
+      silent = a instanceof Client.Attempt.Silent;
+      attached = a instanceof Client.Attempt.Connected c ? c.client() : null;
       if (attached != null && attached.verdict() instanceof Replacement.Verdict.UseAndTell t) {
         notice = at() + " " + t.message() + "\n";
       }
@@ -97,7 +101,9 @@ public final class Watch {
     }
     StatusFile.Recorded d = lost.get();
     if (d.alive()) {
-      return head + "daemon pid " + d.pid() + " is alive but does not answer yet\n";
+      Optional<DaemonWait.Decision.NotAnswering> frozen = silent ? DaemonWait.notAnsweringHolder(home) : Optional.empty();
+      return head + frozen.map(n -> DaemonWait.notAnswering(home, n, System.currentTimeMillis()))
+          .orElse("daemon pid " + d.pid() + " is alive but does not answer yet") + "\n";
     }
     if (!d.build().equals(BuildInfo.BUILD)) {
       return head + "the lost daemon (pid " + d.pid() + ") ran build " + d.build() + ", this vigil is build "

@@ -7,6 +7,7 @@ import dev.vigil.coordination.Lane;
 import dev.vigil.coordination.RetryPolicy;
 import dev.vigil.coordination.h2.H2Options;
 import dev.vigil.supervisor.Durations;
+import dev.vigil.supervisor.OutputBound;
 import dev.vigil.supervisor.TimeoutLattice.Timeout;
 import dev.vigil.supervisor.engine.ServiceSpec;
 import dev.vigil.supervisor.engine.WorkerTypeSpec;
@@ -51,6 +52,8 @@ class ConfigDocTest {
     assertEquals(1, c.workload().concurrency(new Lane("gpu")));
     assertEquals(6 * 3_600_000L, c.workload().timeoutMs(new Lane("gpu")));
     assertEquals(0, c.workload().timeoutMs(Lane.DEFAULT));
+    assertEquals(new OutputBound(256L << 20), c.workload().output(new Lane("batch")));
+    assertEquals(OutputBound.DEFAULT, c.workload().output(new Lane("gpu")));
     assertEquals(3, c.maxAttempts());
     assertEquals(new RetryPolicy(1_000, 300_000), c.retry());
     assertEquals(H2Options.Durability.PROCESS, c.durability());

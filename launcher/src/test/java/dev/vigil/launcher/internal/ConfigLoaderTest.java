@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.vigil.coordination.Lane;
 import dev.vigil.coordination.h2.H2Options;
+import dev.vigil.supervisor.OutputBound;
 import dev.vigil.supervisor.TimeoutLattice;
 import dev.vigil.supervisor.TimeoutLattice.Timeout;
 import dev.vigil.supervisor.engine.ServiceSpec;
@@ -52,6 +53,21 @@ class ConfigLoaderTest {
     assertEquals("{\"argv\":[\"sleep\",\"1\"]}", c.workload().services().get(0).spec());
     assertEquals(45_000, c.timeouts().ms(Timeout.QUIESCE_HOLD));
     assertEquals(4, c.timeouts().restartGiveUpCount());
+  }
+
+  @Test
+  void aLanesOutputBoundIsRead_andABadOneIsRefusedNamingTheField() {
+    VigilConfig c = ConfigLoader.parse("{\"lanes\": {\"batch\": {\"concurrency\": 1, \"maxOutput\": \"1MiB\"}}}",
+        "vigil.json", null);
+    assertEquals(new OutputBound(1L << 20), c.workload().output(new Lane("batch")));
+    assertEquals(OutputBound.DEFAULT, c.workload().output(Lane.DEFAULT), "64 MiB unless the lane says otherwise");
+    assertEquals("config vigil.json: lanes.batch.maxOutput (1KiB) must be between 64KiB and 1TiB",
+        error("{\"lanes\": {\"batch\": {\"concurrency\": 1, \"maxOutput\": \"1KiB\"}}}"));
+    assertEquals("config vigil.json: lanes.batch.maxOutput: bad size \"64MB\" (units are binary: KiB, MiB, GiB): "
+        + "write e.g. 512KiB, 64MiB or 1GiB",
+        error("{\"lanes\": {\"batch\": {\"concurrency\": 1, \"maxOutput\": \"64MB\"}}}"));
+    assertTrue(error("{\"lanes\": {\"batch\": {\"concurrency\": 1, \"maxOutput\": 1048576}}}")
+        .startsWith("config vigil.json: lanes.batch.maxOutput: bad size \"1048576\""), "a bare number is not a size");
   }
 
   @Test

@@ -2,6 +2,7 @@ package dev.vigil.launcher.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.vigil.supervisor.DaemonLiveness;
 import java.nio.file.Path;
@@ -41,6 +42,37 @@ class DaemonWaitTest {
     assertEquals(new DaemonWait.Decision.GaveUp("pid 7 holds its lock but does not answer yet"),
         decide(Optional.of(7L), Optional.of(fresh), 10_000, 10_000));
     assertInstanceOf(DaemonWait.Decision.GaveUp.class, decide(Optional.of(7L), Optional.empty(), 0, 0), "--wait-daemon 0");
+  }
+
+  @Test
+  void theDaemonThatWroteTheStatusAndHoldsTheLock_leavingAConnectionUnanswered_isNotAnswering_afterTheWait() {
+    DaemonLiveness.Status old = new DaemonLiveness.Status(7, NOW - 35_000); // stale by D1, yet its holder lives
+    DaemonWait.Signs frozen = new DaemonWait.Signs(Optional.of(7L), Optional.of(old), true);
+    assertEquals(new DaemonWait.Decision.NotAnswering(7, NOW - 35_000),
+        DaemonWait.decide(frozen, LIVENESS, NOW, 10_000, 10_000, true));
+    assertEquals(new DaemonWait.Decision.NotAnswering(7, NOW - 35_000),
+        DaemonWait.decide(frozen, LIVENESS, NOW, 0, 0, true), "--wait-daemon 0");
+    assertEquals(new DaemonWait.Decision.Retry(100, "pid 7 holds its lock but does not answer"),
+        DaemonWait.decide(frozen, LIVENESS, NOW, 500, 10_000, true), "waited for like a starting one");
+    assertEquals(new DaemonWait.Decision.GaveUp("pid 7 holds its lock but does not answer yet"),
+        DaemonWait.decide(frozen, LIVENESS, NOW, 10_000, 10_000, false),
+        "refused connections: between its boot and its socket, still starting");
+    assertEquals(new DaemonWait.Decision.GaveUp("pid 7 holds its lock but does not answer yet"),
+        DaemonWait.decide(new DaemonWait.Signs(Optional.of(7L), Optional.of(old)), LIVENESS, NOW, 10_000, 10_000, true),
+        "a holder that is not the daemon of daemon.json is one starting");
+    assertThrows(IllegalArgumentException.class,
+        () -> new DaemonWait.Signs(Optional.of(8L), Optional.of(old), true), "the holder wrote it: the same pid");
+  }
+
+  @Test
+  void theSentenceNamesThePidTheHomeAndWhenItLastAnswered() {
+    Home home = Home.resolve(dir, java.util.Map.of(), "/nowhere");
+    long last = java.time.LocalDate.now().atTime(14, 3, 12).atZone(java.time.ZoneId.systemDefault()).toInstant()
+        .toEpochMilli();
+    assertEquals("a daemon (pid 4242) holds " + dir + " but is not answering; it last answered at 14:03:12 (35s ago)",
+        DaemonWait.notAnswering(home, new DaemonWait.Decision.NotAnswering(4242, last), last + 35_400));
+    assertEquals("a daemon (pid 4242) holds " + dir + " but is not answering; it last answered at 14:03:12 (1h2m ago)",
+        DaemonWait.notAnswering(home, new DaemonWait.Decision.NotAnswering(4242, last), last + 3_720_000));
   }
 
   @Test

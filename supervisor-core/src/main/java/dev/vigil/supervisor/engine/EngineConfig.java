@@ -2,6 +2,7 @@ package dev.vigil.supervisor.engine;
 
 import dev.vigil.coordination.Lane;
 import dev.vigil.coordination.OwnerId;
+import dev.vigil.supervisor.OutputBound;
 import dev.vigil.supervisor.TimeoutLattice;
 import java.util.List;
 import java.util.Objects;
@@ -25,16 +26,19 @@ public record EngineConfig(OwnerId owner, String host, String build, String vers
   public static final int MAX_LANE_CONCURRENCY = 10_000;
 
   /**
-   * A lane, how many of its runs may be live at once (CLAIMED, RUNNING or EXITED, by any owner), and
-   * the time limit of its runs whose ticket has none of its own (Q12).
+   * A lane, how many of its runs may be live at once (CLAIMED, RUNNING or EXITED, by any owner), the
+   * time limit of its runs whose ticket has none of its own (Q12), and how much of each run's stdout
+   * and of its stderr is kept.
    *
    * @param lane        the lane
    * @param concurrency its limit, 1-{@value #MAX_LANE_CONCURRENCY}
    * @param timeoutMs   the default time limit of its runs, ms; 0 for none
+   * @param output      the bound on each output stream of its runs
    */
-  public record LaneLimit(Lane lane, int concurrency, long timeoutMs) {
+  public record LaneLimit(Lane lane, int concurrency, long timeoutMs, OutputBound output) {
     public LaneLimit {
       Objects.requireNonNull(lane, "lane");
+      Objects.requireNonNull(output, "output");
       if (concurrency < 1 || concurrency > MAX_LANE_CONCURRENCY) {
         throw new IllegalArgumentException("lanes." + lane + ".concurrency (" + concurrency + ") must be 1-"
             + MAX_LANE_CONCURRENCY);
@@ -45,7 +49,12 @@ public record EngineConfig(OwnerId owner, String host, String build, String vers
       }
     }
 
-    /** A lane without a default time limit. */
+    /** A lane with the default output bound. */
+    public LaneLimit(Lane lane, int concurrency, long timeoutMs) {
+      this(lane, concurrency, timeoutMs, OutputBound.DEFAULT);
+    }
+
+    /** A lane without a default time limit, with the default output bound. */
     public LaneLimit(Lane lane, int concurrency) {
       this(lane, concurrency, 0);
     }

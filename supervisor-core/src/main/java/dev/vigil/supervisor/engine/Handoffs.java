@@ -51,7 +51,7 @@ final class Handoffs {
       return;
     }
     Launch launch = workers.launch(new LaunchRequest(key, ctx.config.workerType(ticket.type()), ticket.payload(),
-        g.run().attempt(), ctx.config.build(), ticket.spec()));
+        g.run().attempt(), ctx.config.build(), ticket.spec(), ctx.config.workload().output(ticket.lane())));
     if (launch instanceof Launch.Failed f) {
       abort(run, ctx.me, f.why(), nowWallMs);
     } else if (launch instanceof Launch.Started s) {

@@ -1,6 +1,7 @@
 package dev.vigil.supervisor.engine;
 
 import dev.vigil.coordination.Lane;
+import dev.vigil.supervisor.OutputBound;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
@@ -60,6 +61,19 @@ public record Workload(List<EngineConfig.LaneLimit> lanes, WorkerTypes workerTyp
       }
     }
     return 0;
+  }
+
+  /**
+   * The bound on each output stream of {@code lane}'s runs; the default bound for a lane that is not
+   * one of these (and for services, which have no lane).
+   */
+  public OutputBound output(Lane lane) {
+    for (EngineConfig.LaneLimit l : lanes) {
+      if (l.lane().equals(lane)) {
+        return l.output();
+      }
+    }
+    return OutputBound.DEFAULT;
   }
 
   /** This workload with {@code type} added, or put in place of the type of its name. */

@@ -214,6 +214,7 @@ public final class OsProcessTable implements ProcessTable {
     } else {
       throw new AssertionError(r.key());
     }
+    args = args.withOutput(r.output());
     return hostTimeouts.isEmpty() ? args : args.withTimeouts(hostTimeouts);
   }
 

@@ -58,10 +58,12 @@ import java.util.function.UnaryOperator;
  *   <li>Quiesce (S5): the gate answers {@code quiesced} (closed) or {@code busy}; {@code release}
  *       or the quiesce hold reopens it; the socket {@code stop} is the idle-shutdown stop, refused
  *       with {@code busy} while there is work.
+ *   <li>Output: from the reservation on, {@code stdout.log} and {@code stderr.log} are kept within
+ *       the run's output bound ({@link OutputKeeper}); their final form is written before the outcome.
  *   <li>Outcome: written durably to {@code outcome.json} (with a success's result, and the exit code
  *       or signal of the command the run stands for, when the type reported one), then reported
  *       (effect before receipt); exit with the command's own status (its code, or 128 + its signal),
- *       else {@link #DONE}. A {@link PayloadBindingException} or a {@link ResultRefusedException}
+ *       else {@link #DONE}. A {@link dev.vigil.worker.PayloadBindingException} or a {@link dev.vigil.worker.ResultRefusedException}
  *       escaping the type is a PERMANENT_FAILURE with its message: a retry could only repeat it.
  *   <li>Supervisor lost (S4): keep working and reconnecting; after one {@code lostExit} window
  *       (two with work in flight) record busy if there is work, end this process's children and
@@ -98,6 +100,8 @@ final class Host {
   private final RunDirectory dir;
   private final String token;
   private final RunSettings settings;
+  /** Keeps stdout.log and stderr.log within their bound from the reservation on; null before. */
+  private OutputKeeper output;
   /** The command's end as the type reported it ({@link WorkContext#processEnded}), or null. */
   private volatile dev.vigil.coordination.RunExit processEnd;
   private final long handoffMs;
@@ -180,6 +184,7 @@ final class Host {
       HostLog.info("cannot write identity.json: " + e);
       return FAILED;
     }
+    output = OutputKeeper.start(dir, args.output());
     Runtime.getRuntime().addShutdownHook(new Thread(this::onTerm, "vigil-term"));
     Prepared prepared = prepare();
     control.execute(this::connect);
@@ -242,7 +247,10 @@ final class Host {
     return TypeCall.outcome(type, new Context(payload));
   }
 
-  /** Outcome: durable write, then the end of the run's work, then the report (effect before receipt). */
+  /**
+   * Outcome: the logs in their final form, the durable write, then the end of the run's work, then
+   * the report (effect before receipt).
+   */
   private int finish(Outcome outcome, Optional<WorkContext.Work> runWork) {
     synchronized (this) {
       if (exiting) {
@@ -250,6 +258,7 @@ final class Host {
       }
       writingOutcome = true;
     }
+    output.finish();
     dev.vigil.coordination.RunExit end = processEnd;
     try {
       dir.writeOutcome(new RecordedOutcome(args.run(), outcome, System.currentTimeMillis(), end));

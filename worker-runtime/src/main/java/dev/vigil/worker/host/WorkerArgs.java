@@ -3,7 +3,9 @@ package dev.vigil.worker.host;
 import dev.vigil.coordination.RunId;
 import dev.vigil.coordination.TicketId;
 import dev.vigil.coordination.WorkerTypeName;
+import dev.vigil.supervisor.ByteSizes;
 import dev.vigil.supervisor.Durations;
+import dev.vigil.supervisor.OutputBound;
 import dev.vigil.supervisor.TimeoutLattice;
 import dev.vigil.supervisor.TimeoutLattice.Timeout;
 import dev.vigil.supervisor.engine.WorkerTypeSpec;
@@ -25,7 +27,7 @@ import java.util.Optional;
  * WorkerMain --home DIR --run RUN-ID --type NAME --build BUILD
  *            [--class CLASS | --stall-exit-code N]
  *            [--ticket T-ID] [--session NAME] [--attempt N] [--socket PATH]
- *            [--timeout NAME=DURATION]…
+ *            [--timeout NAME=DURATION]… [--max-output SIZE]
  * </pre>
  *
  * @param home     Vigil's home; the run directory is {@code <home>/runs/<run>}
@@ -45,9 +47,12 @@ import java.util.Optional;
  *                 they must pass {@link TimeoutLattice} validation (S2). The host reads
  *                 {@code launchHandoff}, {@code lostExit}, {@code quiesceHold}, {@code busyRefresh},
  *                 {@code workerTeardown} and {@code childDrain}.
+ * @param output   how much of the run's stdout and of its stderr the host keeps ({@code --max-output},
+ *                 given when it is not the default)
  */
 public record WorkerArgs(Path home, String run, Optional<TicketId> ticket, Optional<String> session, int attempt,
-    String type, WorkerTypeSpec.Implementation implementation, String build, Path socket, Map<Timeout, Long> timeouts) {
+    String type, WorkerTypeSpec.Implementation implementation, String build, Path socket, Map<Timeout, Long> timeouts,
+    OutputBound output) {
   /** The worker host's main class. */
   public static final String MAIN_CLASS = "dev.vigil.worker.host.WorkerMain";
 
@@ -74,6 +79,7 @@ public record WorkerArgs(Path home, String run, Optional<TicketId> ticket, Optio
     Objects.requireNonNull(build, "build");
     Objects.requireNonNull(socket, "socket");
     Objects.requireNonNull(timeouts, "timeouts");
+    Objects.requireNonNull(output, "output");
     if (attempt < 1) {
       throw new IllegalArgumentException("--attempt (" + attempt + ") must be >= 1");
     }
@@ -97,6 +103,12 @@ public record WorkerArgs(Path home, String run, Optional<TicketId> ticket, Optio
     new TimeoutLattice(timeouts, TimeoutLattice.DEFAULT_RESTART_GIVE_UP_COUNT);
   }
 
+  /** Arguments with the default output bound. */
+  public WorkerArgs(Path home, String run, Optional<TicketId> ticket, Optional<String> session, int attempt,
+      String type, WorkerTypeSpec.Implementation implementation, String build, Path socket, Map<Timeout, Long> timeouts) {
+    this(home, run, ticket, session, attempt, type, implementation, build, socket, timeouts, OutputBound.DEFAULT);
+  }
+
   /** The arguments of a task run of {@code type} with default timeouts. */
   public static WorkerArgs task(Path home, RunId run, int attempt, String type,
       WorkerTypeSpec.Implementation implementation, String build) {
@@ -114,13 +126,18 @@ public record WorkerArgs(Path home, String run, Optional<TicketId> ticket, Optio
     Map<Timeout, Long> t = new EnumMap<>(Timeout.class);
     t.putAll(timeouts);
     t.putAll(changed);
-    return new WorkerArgs(home, run, ticket, session, attempt, type, implementation, build, socket, t);
+    return new WorkerArgs(home, run, ticket, session, attempt, type, implementation, build, socket, t, output);
+  }
+
+  /** These arguments with another output bound. */
+  public WorkerArgs withOutput(OutputBound bound) {
+    return new WorkerArgs(home, run, ticket, session, attempt, type, implementation, build, socket, timeouts, bound);
   }
 
   /** These arguments for a session's worker. */
   public WorkerArgs withSession(String name) {
     return new WorkerArgs(home, run, Optional.empty(), Optional.of(name), attempt, type, implementation, build, socket,
-        timeouts);
+        timeouts, output);
   }
 
   /** The validated timeouts: the defaults with {@link #timeouts()} over them. */
@@ -142,6 +159,9 @@ public record WorkerArgs(Path home, String run, Optional<TicketId> ticket, Optio
     ticket.ifPresent(t -> a.addAll(List.of("--ticket", t.toString())));
     session.ifPresent(s -> a.addAll(List.of("--session", s)));
     timeouts.forEach((k, v) -> a.addAll(List.of("--timeout", k.configName() + "=" + Durations.format(v))));
+    if (!output.equals(OutputBound.DEFAULT)) {
+      a.addAll(List.of("--max-output", ByteSizes.format(output.maxBytes())));
+    }
     return a;
   }
 
@@ -192,6 +212,7 @@ public record WorkerArgs(Path home, String run, Optional<TicketId> ticket, Optio
     Optional<String> session = Optional.empty();
     int attempt = 1;
     Map<Timeout, Long> timeouts = new EnumMap<>(Timeout.class);
+    OutputBound output = OutputBound.DEFAULT;
     for (int i = 0; i < argv.length; i += 2) {
       String flag = argv[i];
       if (i + 1 >= argv.length) {
@@ -219,6 +240,13 @@ public record WorkerArgs(Path home, String run, Optional<TicketId> ticket, Optio
           }
           timeouts.put(t, Durations.parse(value.substring(eq + 1)));
         }
+        case "--max-output" -> {
+          try {
+            output = new OutputBound(ByteSizes.parse(value));
+          } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--max-output: " + e.getMessage());
+          }
+        }
         default -> throw new IllegalArgumentException("unknown argument " + flag);
       }
     }
@@ -238,7 +266,7 @@ public record WorkerArgs(Path home, String run, Optional<TicketId> ticket, Optio
       throw new IllegalArgumentException((className != null ? "--class: " : "--stall-exit-code: ") + e.getMessage());
     }
     return new WorkerArgs(home, run, ticket, session, attempt, type, implementation, build,
-        socket != null ? socket : home.resolve("vigil.sock"), timeouts);
+        socket != null ? socket : home.resolve("vigil.sock"), timeouts, output);
   }
 
   private static void require(Object value, String flag) {

@@ -148,6 +148,21 @@ public final class Processes {
     return sent;
   }
 
+  /**
+   * The live processes of this process's group other than this one (the descendants it started,
+   * and theirs, that stayed in the group); empty where the system cannot tell.
+   */
+  public static List<ProcessIdentity> othersInOwnGroup() {
+    ProcessIdentity me = self();
+    List<ProcessIdentity> out = new ArrayList<>();
+    for (ProcessIdentity member : ProcessTable.SYSTEM.groupMembers(me.pgid())) {
+      if (member.pid() != me.pid() && isLive(member)) {
+        out.add(member);
+      }
+    }
+    return out;
+  }
+
   private static boolean isLive(ProcessIdentity member) {
     return ProcessTable.SYSTEM.stat(member.pid()).map(s -> s.state() != 'Z' && s.startTicks() == member.startTicks())
         .orElse(false);

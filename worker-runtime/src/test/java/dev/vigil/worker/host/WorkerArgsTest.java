@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import dev.vigil.supervisor.OutputBound;
 import org.junit.jupiter.api.Test;
 
 class WorkerArgsTest {
@@ -24,6 +25,10 @@ class WorkerArgsTest {
         .withTimeouts(Map.of(Timeout.LAUNCH_HANDOFF, 2_500L, Timeout.QUIESCE_HOLD, 45_000L));
     assertEquals(task, WorkerArgs.parse(task.toArgv().toArray(String[]::new)));
     assertEquals(Optional.of(new TicketId(12)), task.ticket());
+    WorkerArgs bounded = task.withOutput(new OutputBound(1L << 20));
+    assertEquals(bounded, WorkerArgs.parse(bounded.toArgv().toArray(String[]::new)));
+    assertTrue(bounded.toArgv().containsAll(List.of("--max-output", "1MiB")), "the bound is on the command line");
+    assertFalse(task.toArgv().contains("--max-output"), "the default bound is not written");
     WorkerArgs session = task.withSession("chat");
     assertEquals(session, WorkerArgs.parse(session.toArgv().toArray(String[]::new)));
     assertEquals(Optional.empty(), session.ticket());
@@ -57,6 +62,8 @@ class WorkerArgsTest {
     assertBad("--type: worker type 'a b' must be", "--home", "/h", "--run", "r", "--type", "a b", "--build", "b");
     assertBad("lostExit (1s) must be", "--home", "/h", "--run", "r", "--type", "command", "--build", "b", "--timeout", "lostExit=1s");
     assertBad("--home needs a value", "--home");
+    assertBad("--max-output: maxOutput (1KiB) must be between 64KiB and 1TiB", "--max-output", "1KiB");
+    assertBad("--max-output: bad size \"lots\"", "--max-output", "lots");
     assertBad("--class and --stall-exit-code exclude each other", "--home", "/h", "--run", "r", "--type", "t", "--build", "b",
         "--class", "a.B", "--stall-exit-code", "3");
     assertBad("--stall-exit-code: stallExitCode (300) must be", "--home", "/h", "--run", "r", "--type", "t", "--build", "b",

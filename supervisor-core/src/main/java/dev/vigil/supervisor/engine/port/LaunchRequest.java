@@ -1,6 +1,7 @@
 package dev.vigil.supervisor.engine.port;
 
 import dev.vigil.coordination.RunSpec;
+import dev.vigil.supervisor.OutputBound;
 import dev.vigil.supervisor.engine.WorkerKey;
 import dev.vigil.supervisor.engine.WorkerTypeSpec;
 import java.util.Objects;
@@ -16,10 +17,13 @@ import java.util.Objects;
  * @param spec    where and with what environment a task's command runs, as recorded at submission;
  *                {@link RunSpec#DEFAULT} for a service. The environment's values are secrets: an
  *                adapter passes them to the worker only, never in its command line or a file
+ * @param output  how much of the worker's stdout and of its stderr is kept: its lane's bound, the
+ *                default bound for a service
  */
 public record LaunchRequest(WorkerKey key, WorkerTypeSpec type, String payload, int attempt, String build,
-                            RunSpec spec) {
+                            RunSpec spec, OutputBound output) {
   public LaunchRequest {
+    Objects.requireNonNull(output, "output");
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(type, "type");
     Objects.requireNonNull(payload, "payload");
@@ -30,8 +34,8 @@ public record LaunchRequest(WorkerKey key, WorkerTypeSpec type, String payload, 
     }
   }
 
-  /** A request with the default spec (a service's, or a task's that recorded none). */
+  /** A request with the default spec (a service's, or a task's that recorded none) and the default output bound. */
   public LaunchRequest(WorkerKey key, WorkerTypeSpec type, String payload, int attempt, String build) {
-    this(key, type, payload, attempt, build, RunSpec.DEFAULT);
+    this(key, type, payload, attempt, build, RunSpec.DEFAULT, OutputBound.DEFAULT);
   }
 }
