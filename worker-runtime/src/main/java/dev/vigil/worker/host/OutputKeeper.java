@@ -8,6 +8,12 @@ import dev.vigil.worker.process.Processes;
 import dev.vigil.worker.rundir.OutputFile;
 import dev.vigil.worker.rundir.RunDirectory;
 import java.io.IOException;
+import java.nio.file.ClosedWatchServiceException;
+import java.nio.file.FileSystems;
+import java.nio.file.Path;
+import java.nio.file.StandardWatchEventKinds;
+import java.nio.file.WatchKey;
+import java.nio.file.WatchService;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -21,8 +27,11 @@ import java.util.concurrent.locks.LockSupport;
  * killed by {@code kill -9}) only lets a file grow past its bound until the next cut.
  *
  * <p>It looks again sooner the faster the files grow: at the rate it saw last, after about half a
- * slack's worth of output, between {@value #MIN_POLL_MS} and {@value #MAX_POLL_MS} ms (an idle run
- * costs two {@code stat} calls a second).
+ * slack's worth of output, between {@value #MIN_POLL_MS} and {@value #MAX_POLL_MS} ms. After
+ * {@value #IDLE_LOOKS} looks in a row without growth it waits for the run directory to change
+ * instead (inotify, through a {@link WatchService}), and at most {@value #IDLE_WAIT_MS} ms, so an
+ * idle run or service costs next to nothing, and a file system that reports no changes is still
+ * looked at.
  *
  * <p>{@link #finish} stops it and writes each file's final form, when no other process of the
  * host's group (something the command left running) may still write to them; this host's own
@@ -33,11 +42,18 @@ final class OutputKeeper {
   static final long MIN_POLL_MS = 20;
   /** The longest pause between two looks, ms. */
   static final long MAX_POLL_MS = 500;
+  /** Looks in a row without growth after which the keeper waits for a change instead. */
+  static final int IDLE_LOOKS = 4;
+  /** The longest wait for a change of the run directory, ms. */
+  static final long IDLE_WAIT_MS = 5_000;
 
   private final OutputBound bound;
   private final Stream[] streams;
+  private final Path directory;
   private final Thread thread;
   private volatile boolean stopped;
+  /** Made on the first idle spell; closed by {@link #finish}. */
+  private volatile WatchService watcher;
 
   /** One file and what the keeper knows of it. */
   private static final class Stream {
@@ -54,6 +70,7 @@ final class OutputKeeper {
 
   private OutputKeeper(RunDirectory dir, OutputBound bound) {
     this.bound = bound;
+    this.directory = dir.path();
     this.streams = new Stream[] {new Stream(OutputFile.stdout(dir)), new Stream(OutputFile.stderr(dir))};
     this.thread = new Thread(this::loop, "vigil-output");
     this.thread.setDaemon(true);
@@ -80,10 +97,16 @@ final class OutputKeeper {
 
   private void loop() {
     long lastMono = System.nanoTime();
+    int idleLooks = 0;
     while (!stopped) {
       long grown = 0;
       for (Stream s : streams) {
         grown = Math.max(grown, check(s));
+      }
+      idleLooks = grown > 0 ? 0 : idleLooks + 1;
+      if (idleLooks >= IDLE_LOOKS && awaitChange()) {
+        lastMono = System.nanoTime(); // one look now; still idle after it, it waits again at once
+        continue;
       }
       long now = System.nanoTime();
       long elapsedMs = Math.max(1, TimeUnit.NANOSECONDS.toMillis(now - lastMono));
@@ -91,6 +114,47 @@ final class OutputKeeper {
       long pauseMs = grown <= 0 ? MAX_POLL_MS : bound.slackBytes() / 2 * elapsedMs / grown;
       LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(Math.max(MIN_POLL_MS, Math.min(MAX_POLL_MS, pauseMs))));
     }
+  }
+
+  /**
+   * Waits until the run directory changes, or {@link #IDLE_WAIT_MS}; false when it cannot watch it
+   * (then the keeper goes on polling).
+   */
+  private boolean awaitChange() {
+    try {
+      if (watcher == null) {
+        watcher = FileSystems.getDefault().newWatchService();
+      }
+      WatchService w = watcher;
+      WatchKey key = directory.register(w, StandardWatchEventKinds.ENTRY_MODIFY, StandardWatchEventKinds.ENTRY_CREATE);
+      try {
+        if (!stopped && !grewSinceLastLook()) { // a write just before the registration is seen here
+          w.poll(IDLE_WAIT_MS, TimeUnit.MILLISECONDS);
+        }
+      } finally {
+        key.cancel();
+        for (WatchKey k = w.poll(); k != null; k = w.poll()) {
+          k.pollEvents();
+        }
+      }
+      return true;
+    } catch (ClosedWatchServiceException e) {
+      return true; // finish closed it: the loop ends
+    } catch (IOException | UnsupportedOperationException e) {
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  private boolean grewSinceLastLook() throws IOException {
+    for (Stream s : streams) {
+      if (s.file.size() != s.lastSize) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** One look at one file: cuts it when the bound says so; returns how much it grew since the last look. */
@@ -137,6 +201,14 @@ final class OutputKeeper {
   void finish() {
     stopped = true;
     LockSupport.unpark(thread);
+    WatchService w = watcher;
+    if (w != null) {
+      try {
+        w.close();
+      } catch (IOException e) {
+        // the keeper's wait ends within IDLE_WAIT_MS anyway
+      }
+    }
     try {
       thread.join(TimeUnit.SECONDS.toMillis(10));
     } catch (InterruptedException e) {

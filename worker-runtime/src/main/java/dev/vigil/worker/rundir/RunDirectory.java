@@ -42,7 +42,10 @@ import java.util.regex.Pattern;
  *       {@code result} (absent when there is none, as in every file written before results). A
  *       missing, truncated or corrupt file reads as {@link OutcomeRead.None} with a diagnosis, never as
  *       an exception.
- *   <li>{@code stdout.log}, {@code stderr.log}: the worker's output, appended to.
+ *   <li>{@code stdout.log}, {@code stderr.log}: the worker's output, appended to by the worker and
+ *       its command, and kept within the run's output bound by the worker host
+ *       ({@link OutputFile}); once a log was cut, {@code stdout.cut.json} or {@code stderr.cut.json}
+ *       says which of its bytes are output.
  * </ol>
  *
  * <p>POSIX record locks belong to a process and are dropped when <em>any</em> descriptor of the file

@@ -148,6 +148,18 @@ class BoundedOutputTest {
   }
 
   @Test
+  void aRunQuietForAWhile_isStillCutWhileItRuns_whenItStartsPrinting() throws Exception {
+    int n = 500_000;
+    LaunchedWorker w = run("t-5.1", "sleep 4\n" + bursts(50, n / 50, "0.04"), ONE_MIB);
+    OutputFile out = OutputFile.stdout(RunDirectory.of(home, "t-5.1"));
+    Poll.until("a cut while the command prints, after it was quiet", () -> out.readRecord()
+        .filter(r -> r.state() == OutputFile.State.CUTTING).isPresent() || !w.process().isAlive());
+    assertTrue(w.process().isAlive(), "the keeper, waiting for a change while the run was quiet, cut the log as it grew");
+    assertTrue(w.process().waitFor(Poll.PATIENCE_MS, TimeUnit.MILLISECONDS));
+    assertArrayEquals(finalForm(seq(n), ONE_MIB), Files.readAllBytes(out.log()));
+  }
+
+  @Test
   void aRunWithinItsBound_leavesItsOutputAsItWasWritten() throws Exception {
     LaunchedWorker w = run("t-2.1", "seq 1 100000\n", ONE_MIB); // 588,895 bytes
     assertTrue(w.process().waitFor(Poll.PATIENCE_MS, TimeUnit.MILLISECONDS));
@@ -205,14 +217,16 @@ class BoundedOutputTest {
     OutputFile.Reader slow = OutputFile.stdout(dir).reader();
     ByteArrayOutputStream fastOut = new ByteArrayOutputStream();
     ByteArrayOutputStream slowOut = new ByteArrayOutputStream();
-    int loops = 0;
+    boolean slowRead = false;
     while (w.process().isAlive()) {
       fast.copyNew(fastOut);
-      if (++loops % 25 == 0) {
-        slow.copyNew(slowOut);
+      if (!slowRead && OutputFile.stdout(dir).readRecord().isPresent()) {
+        slow.copyNew(slowOut); // once, just after the first cut; then not until the end
+        slowRead = true;
       }
       Thread.sleep(5);
     }
+    assertTrue(slowRead, "the log was cut while the command printed");
     fast.copyNew(fastOut);
     slow.copyNew(slowOut);
     byte[] stream = seq(n);
