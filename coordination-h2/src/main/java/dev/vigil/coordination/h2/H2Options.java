@@ -14,8 +14,13 @@ import java.util.Objects;
  *                    times before it fails. 1 ms to 10 min.
  * @param poolSize    connections in the pool, 1 to 64: callers beyond this wait for a connection
  * @param retryPolicy the one policy that settles runs (Q5)
+ * @param fileSystem  the H2 file system the database file is reached through, as the prefix of its
+ *                    JDBC URL ({@code ""} for the default one; else a registered
+ *                    {@code org.h2.store.fs.FilePath} scheme and a colon, like {@code "nio:"}): a
+ *                    test puts a wrapper here that fails writes on demand
  */
-public record H2Options(Durability durability, Duration lockTimeout, int poolSize, RetryPolicy retryPolicy) {
+public record H2Options(Durability durability, Duration lockTimeout, int poolSize, RetryPolicy retryPolicy,
+    String fileSystem) {
   /** The default statement lock timeout: long beside a verb (about a millisecond), short beside a human. */
   public static final Duration DEFAULT_LOCK_TIMEOUT = Duration.ofSeconds(2);
   /** The default pool size. */
@@ -55,6 +60,16 @@ public record H2Options(Durability durability, Duration lockTimeout, int poolSiz
     if (poolSize < 1 || poolSize > MAX_POOL_SIZE) {
       throw new IllegalArgumentException("poolSize (" + poolSize + ") must be between 1 and " + MAX_POOL_SIZE);
     }
+    Objects.requireNonNull(fileSystem, "fileSystem");
+    if (!fileSystem.isEmpty() && !fileSystem.matches("[A-Za-z][A-Za-z0-9]*:")) {
+      throw new IllegalArgumentException("fileSystem ('" + fileSystem + "') must be empty or a file system scheme"
+          + " and a colon, like 'nio:'");
+    }
+  }
+
+  /** As the full constructor, on the default file system. */
+  public H2Options(Durability durability, Duration lockTimeout, int poolSize, RetryPolicy retryPolicy) {
+    this(durability, lockTimeout, poolSize, retryPolicy, "");
   }
 
   /** PROCESS durability, a 2 s lock timeout, 4 connections, {@link RetryPolicy#DEFAULT}. */
@@ -63,18 +78,23 @@ public record H2Options(Durability durability, Duration lockTimeout, int poolSiz
   }
 
   public H2Options withDurability(Durability d) {
-    return new H2Options(d, lockTimeout, poolSize, retryPolicy);
+    return new H2Options(d, lockTimeout, poolSize, retryPolicy, fileSystem);
   }
 
   public H2Options withLockTimeout(Duration t) {
-    return new H2Options(durability, t, poolSize, retryPolicy);
+    return new H2Options(durability, t, poolSize, retryPolicy, fileSystem);
   }
 
   public H2Options withPoolSize(int n) {
-    return new H2Options(durability, lockTimeout, n, retryPolicy);
+    return new H2Options(durability, lockTimeout, n, retryPolicy, fileSystem);
   }
 
   public H2Options withRetryPolicy(RetryPolicy p) {
-    return new H2Options(durability, lockTimeout, poolSize, p);
+    return new H2Options(durability, lockTimeout, poolSize, p, fileSystem);
+  }
+
+  /** The same options on the H2 file system {@code prefix} (see the record's {@code fileSystem}). */
+  public H2Options withFileSystem(String prefix) {
+    return new H2Options(durability, lockTimeout, poolSize, retryPolicy, prefix);
   }
 }
