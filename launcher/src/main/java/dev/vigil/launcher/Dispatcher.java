@@ -253,6 +253,13 @@ final class Dispatcher {
         boolean lastPass = finishing; // read before the pass: it then reads everything written before finish()
         try {
           drain();
+        } catch (UnavailableException e) {
+          // the store is unavailable: read on at the next wake, which the recovered daemon's first event gives
+          LOG.debug("events: {}", e.getMessage());
+          if (lastPass) {
+            return;
+          }
+          continue;
         } catch (IllegalStateException e) {
           LOG.debug("events: {}", e.getMessage()); // the daemon stopped
           return;

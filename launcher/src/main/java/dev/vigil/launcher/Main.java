@@ -38,7 +38,8 @@ import picocli.CommandLine.ScopeType;
 
 /**
  * The {@code vigil} command line (DESIGN.md §8). Exit codes: 0 ok, 1 failed, 2 bad usage or input
- * (one line naming what was wrong), 3 refused (busy, denied), 4 no daemon.
+ * (one line naming what was wrong), 3 refused (busy, denied), 4 no daemon, 5 the daemon's store is
+ * unavailable (its work runs on; nothing new starts).
  */
 @Command(name = "vigil", mixinStandardHelpOptions = true, versionProvider = Main.VersionProvider.class, subcommands = {
     CommandLine.HelpCommand.class,
@@ -51,7 +52,7 @@ import picocli.CommandLine.ScopeType;
         + "worker processes, keeps who owns what in a database in its home, and survives its own crash or upgrade "
         + "without starting work twice or losing an outcome.",
     footer = {"", "Exit codes: 0 ok, 1 failed, 2 bad usage or input (nothing changed), 3 refused (busy or denied), "
-        + "4 no daemon.", "Start here: vigil demo. Every command takes --help."})
+        + "4 no daemon, 5 the store is unavailable (running work continues).", "Start here: vigil demo. Every command takes --help."})
 public final class Main implements Runnable {
   @Option(names = "--home", scope = ScopeType.INHERIT, paramLabel = "DIR",
       description = "Vigil's home: the directory of its database, socket, logs and run "
@@ -484,7 +485,15 @@ public final class Main implements Runnable {
 
     @Override
     public Integer call() {
-      JsonNode s = Main.call(home(), "status", args()).path("status");
+      ObjectNode reply;
+      try (Client c = connect(home(), false)) {
+        reply = c.call("status", args());
+      }
+      if (Views.unavailable(reply)) { // the daemon runs but decides nothing: say since when and why
+        out().println(json ? pretty(reply) : Views.outage(reply, System.currentTimeMillis()));
+        return Client.exitCodeOf(reply);
+      }
+      JsonNode s = Client.ok(reply).path("status");
       if (json) {
         out().println(pretty(s));
         return 0;
@@ -927,8 +936,12 @@ public final class Main implements Runnable {
     /** One frame: the daemon, its lanes, running work, services and the latest settlements. */
     static String frame(Home h, Client c) {
       StringBuilder b = new StringBuilder();
-      JsonNode s = Client.ok(c.call("status", args())).path("status");
+      ObjectNode reply = c.call("status", args());
       long now = System.currentTimeMillis();
+      if (Views.unavailable(reply)) {
+        return "vigil " + h.dir() + " - daemon pid " + c.capabilities().pid() + "\n" + Views.outage(reply, now) + "\n";
+      }
+      JsonNode s = Client.ok(reply).path("status");
       b.append("vigil ").append(h.dir()).append(" - daemon pid ").append(s.path("pid").asLong()).append(", ")
           .append(Views.daemonState(s.path("state").asText())).append(", version ").append(s.path("version").asText())
           .append('\n');

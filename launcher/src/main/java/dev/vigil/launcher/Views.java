@@ -184,6 +184,30 @@ final class Views {
         text.isEmpty() ? "" : ": " + text);
   }
 
+  /** Whether a reply says that the daemon's store is unavailable (its work runs on, nothing new starts). */
+  static boolean unavailable(JsonNode reply) {
+    return reply.path("kind").asText().equals("Unavailable");
+  }
+
+  /**
+   * A store outage for people, from an {@code Unavailable} reply: the reply's line and since when,
+   * like {@code the store is unavailable: no space left on device in /h/vigil.mv.db; running work
+   * continues; nothing new starts (since 06:12:03, 2m10s ago; 5 failed reopen attempts)}.
+   */
+  static String outage(JsonNode reply, long nowWallMs) {
+    JsonNode o = reply.path("store");
+    StringBuilder b = new StringBuilder(reply.path("message").asText());
+    if (o.has("sinceWallMs")) {
+      long since = o.path("sinceWallMs").asLong();
+      b.append(" (since ").append(java.time.LocalTime.ofInstant(java.time.Instant.ofEpochMilli(since),
+          java.time.ZoneId.systemDefault()).truncatedTo(java.time.temporal.ChronoUnit.SECONDS));
+      b.append(", ").append(Durations.format(Math.max(0, nowWallMs - since) / 1000 * 1000)).append(" ago");
+      int n = o.path("failedReopenAttempts").asInt();
+      b.append("; ").append(n).append(n == 1 ? " failed reopen attempt)" : " failed reopen attempts)");
+    }
+    return b.toString();
+  }
+
   /** What the daemon is doing, in words, from its status {@code state}. */
   static String daemonState(String state) {
     return switch (state) {
@@ -192,6 +216,7 @@ final class Views {
       case "QUIESCING" -> "about to stop: checking that every worker is idle";
       case "DRAINING" -> "stopping its workers, then itself";
       case "STOPPED" -> "stopped";
+      case "STORE_UNAVAILABLE" -> "its store is unavailable: running work continues, nothing new starts";
       default -> state.toLowerCase(java.util.Locale.ROOT);
     };
   }

@@ -506,7 +506,12 @@ public final class Vigil implements AutoCloseable {
         throw new IllegalStateException("the daemon has stopped");
       }
       return f.get();
-    } catch (ExecutionException | TimeoutException e) {
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof Daemon.Unavailable u) {
+        throw new UnavailableException(u.getMessage(), u);
+      }
+      throw new IllegalStateException("the daemon did not answer: " + e, e);
+    } catch (TimeoutException e) {
       throw new IllegalStateException("the daemon did not answer: " + e, e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

@@ -224,7 +224,10 @@ public final class Client implements AutoCloseable {
     }
   }
 
-  /** The CLI exit code of a reply kind: Invalid and NotFound 2, Denied and Busy 3, else 0. */
+  /** Exit 5: the daemon runs but its store is unavailable (D5); its work runs on, nothing new starts. */
+  public static final int STORE_UNAVAILABLE = 5;
+
+  /** The CLI exit code of a reply kind: Invalid and NotFound 2, Denied and Busy 3, Unavailable 5, else 0. */
   public static int exitCodeOf(ObjectNode reply) {
     switch (reply.path("kind").asText()) {
       case "Invalid":
@@ -233,6 +236,8 @@ public final class Client implements AutoCloseable {
       case "Denied":
       case "Busy":
         return 3;
+      case "Unavailable":
+        return STORE_UNAVAILABLE;
       default:
         return 0;
     }

@@ -3,10 +3,13 @@ package dev.vigil.launcher.internal;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.vigil.coordination.OwnerId;
 import dev.vigil.coordination.ProcessIdentity;
+import dev.vigil.coordination.h2.CoordinationStoreException;
 import dev.vigil.coordination.h2.DamagedStoreException;
 import dev.vigil.coordination.h2.H2Coordination;
 import dev.vigil.coordination.h2.H2Options;
+import dev.vigil.coordination.h2.StoreUnavailableException;
 import dev.vigil.supervisor.DaemonLiveness;
+import dev.vigil.supervisor.StoreOutage;
 import dev.vigil.supervisor.engine.Command;
 import dev.vigil.supervisor.engine.Engine;
 import dev.vigil.supervisor.engine.EngineConfig;
@@ -31,6 +34,7 @@ import dev.vigil.worker.protocol.ProtocolServer;
 import dev.vigil.worker.protocol.RunToken;
 import java.io.IOException;
 import java.net.URLClassLoader;
+import java.util.ArrayList;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -51,6 +55,16 @@ import org.slf4j.LoggerFactory;
  * idle daemon sleeps; the status file written every heartbeat (D1) and deleted on a clean
  * exit; the singleton lock and the foreign-loop check (D2). Stopping leaves every worker running
  * (D4). The loop is stopped by a flag, never by an interrupt (an interrupt inside H2 corrupts it).
+ *
+ * <p>A store that fails while the daemon runs (no space, an I/O error, a database that closed itself)
+ * starts an outage (D5, {@link StoreOutage}): the engine incarnation is dropped at once, as a crash
+ * would drop it, so no decision is made that could not be recorded; every worker runs on and stays
+ * connected; every command is answered with one line saying the store is unavailable (exit 5); the
+ * status file says so every heartbeat. The store is closed and reopened with a backoff, never by
+ * interrupting a thread; once it opens, every worker connection is closed (each worker says hello
+ * again) and a new incarnation boots on it with a new owner id, recovering every run as a daemon
+ * start does (adoption, exits taken, outcomes read). The log says when the outage began, when its
+ * cause changed and when it ended.
  *
  * <p>Every engine event is logged (SLF4J, {@code logs/daemon.log} under {@code vigil up}) and
  * recorded as a JSON line in {@code <home>/logs/journal.jsonl} ({@link JournalFile}: what the daemon
@@ -93,13 +107,28 @@ public final class Daemon implements AutoCloseable {
   private volatile boolean running = true;
   private volatile boolean closing;
   private DaemonLock lock;
-  private H2Coordination coordination;
+  private H2Options options;
+  /** The open store; null during an outage. Read by the connection threads that answer store commands. */
+  private volatile H2Coordination coordination;
   private ProtocolServer server;
+  /** The engine incarnation; null during an outage. Only the scheduling thread uses it. */
   private Engine engine;
+  /** Counts the incarnations of this daemon: exits of an earlier one's workers are not this one's to take. */
+  private int incarnation;
+  /** The store outage in progress, or null (D5). Written on the scheduling thread only. */
+  private volatile StoreOutage outage;
+  /** When the status file was last written during an outage, monotonic ms. */
+  private long outageBeatMonoMs;
+  /** Hellos that came during an outage: their connections are closed when it ends, so that they say hello again. */
+  private final List<Peer> heldHellos = new ArrayList<>();
   private JournalFile journal;
+  private DiskRunDirectories directories;
   private Thread loop;
   /** Told, on the scheduling thread, after each engine event and each command's reply; must not block. */
   private final Changes onChange;
+  /** Adjusts the store's options (a test reaches the file through a file system that fails on demand). */
+  private final java.util.function.UnaryOperator<H2Options> storeOptions;
+  private Board board;
 
   /**
    * What an embedding is told on the scheduling thread, so that it can read the store's event stream
@@ -122,11 +151,13 @@ public final class Daemon implements AutoCloseable {
     void replied(Reply reply);
   }
 
-  private Daemon(Home home, VigilConfig config, HostClasspath.Resolution.Found runtime, Changes onChange) {
+  private Daemon(Home home, VigilConfig config, HostClasspath.Resolution.Found runtime, Changes onChange,
+      java.util.function.UnaryOperator<H2Options> storeOptions) {
     this.home = home;
     this.config = config;
     this.runtime = runtime;
     this.onChange = onChange;
+    this.storeOptions = storeOptions;
     this.statusFile = new StatusFile(home.statusFile());
   }
 
@@ -149,13 +180,24 @@ public final class Daemon implements AutoCloseable {
    * event stream. It must return at once (a wake-up, never work).
    */
   public static Daemon start(Home home, VigilConfig config, Changes onChange) throws Refused {
+    return start(home, config, onChange, java.util.function.UnaryOperator.identity());
+  }
+
+  /**
+   * As {@link #start(Home, VigilConfig, Changes)}, opening the store with the options that
+   * {@code storeOptions} makes of the configured ones: tests reach the file through an H2 file system
+   * that fails writes on demand ({@link H2Options#withFileSystem}).
+   */
+  public static Daemon start(Home home, VigilConfig config, Changes onChange,
+      java.util.function.UnaryOperator<H2Options> storeOptions) throws Refused {
     HostClasspath.Resolution.Found runtime = hostClasspath();
     try {
       checkWorkerTypes(config, runtime);
     } catch (ConfigException e) {
       throw new Refused(2, e.getMessage());
     }
-    Daemon d = new Daemon(home, config, runtime, java.util.Objects.requireNonNull(onChange, "onChange"));
+    Daemon d = new Daemon(home, config, runtime, java.util.Objects.requireNonNull(onChange, "onChange"),
+        java.util.Objects.requireNonNull(storeOptions, "storeOptions"));
     try {
       d.open();
     } catch (Refused | RuntimeException e) {
@@ -190,7 +232,7 @@ public final class Daemon implements AutoCloseable {
       throw new Refused(3, "refused: a daemon (pid " + r.pid() + ") already runs on " + home.dir()
           + " (its heartbeat is " + r.ageMs() + " ms old)");
     }
-    H2Options options = H2Options.defaults().withRetryPolicy(config.retry()).withDurability(config.durability());
+    options = storeOptions.apply(H2Options.defaults().withRetryPolicy(config.retry()).withDurability(config.durability()));
     try {
       coordination = H2Coordination.open(home.databaseFile(), options);
     } catch (DamagedStoreException e) {
@@ -198,21 +240,12 @@ public final class Daemon implements AutoCloseable {
     } catch (RuntimeException e) {
       throw new Refused(1, "cannot open the store: " + Wire.oneLine(e.getMessage()));
     }
-    OsProcessTable processes = new OsProcessTable(home.dir(), runtime.classpath(), config.timeouts(),
-        exit -> enqueue(() -> engine.onExit(exit, mono(), wall())));
-    DiskRunDirectories directories = new DiskRunDirectories(home.dir());
+    directories = new DiskRunDirectories(home.dir());
+    OsProcessTable processes = processTable(1);
     ProcessIdentity self = processes.self();
-    EngineConfig ec = engineConfig(self);
-    journal = JournalFile.of(home, ec.owner());
-    JournalFile file = journal;
-    LogJournal log = new LogJournal();
-    Ports ports = new Ports(coordination, new EarlierIncarnationsClosed(processes), directories, channel, new Board(self), e -> {
-      log.record(e);
-      file.record(e);
-      onChange.engineEvent();
-    });
+    board = new Board(self);
     CompletableFuture<Void> booted = new CompletableFuture<>();
-    loop = new Thread(() -> run(ec, ports, booted), "vigil-scheduler");
+    loop = new Thread(() -> run(processes, booted), "vigil-scheduler");
     loop.start();
     try {
       booted.get(config.timeouts().ms(dev.vigil.supervisor.TimeoutLattice.Timeout.SUPERVISOR_BOOT), TimeUnit.MILLISECONDS);
@@ -232,6 +265,7 @@ public final class Daemon implements AutoCloseable {
       throw new Refused(3, "refused: cannot listen on " + home.socket() + ": " + e.getMessage());
     }
     LOG.info("vigil {} (build {}) serves {} as pid {}", BuildInfo.VERSION, BuildInfo.BUILD, home.dir(), self.pid());
+    
     processes.prepareArchive(); // after recovery and the socket: the archive's JVM never delays either
   }
 
@@ -309,10 +343,44 @@ public final class Daemon implements AutoCloseable {
     queue.add(r);
   }
 
+  /**
+   * The process table of incarnation {@code n}: the exits of the workers it launches go to the engine
+   * while that incarnation runs, and nowhere once a store outage dropped it (the next incarnation
+   * learns of them as a new daemon does: by identity and the outcome each worker wrote).
+   */
+  private OsProcessTable processTable(int n) {
+    return new OsProcessTable(home.dir(), runtime.classpath(), config.timeouts(), exit -> enqueue(() -> {
+      if (incarnation == n && engine != null) {
+        engine.onExit(exit, mono(), wall());
+      }
+    }));
+  }
+
+  /**
+   * Boots incarnation {@code n} on the open store: a new owner id, its own journal and process
+   * table; recovery of every live run as at a daemon start (DESIGN.md §7).
+   */
+  private Engine boot(OsProcessTable processes, int n) {
+    incarnation = n;
+    EngineConfig ec = engineConfig(processes.self());
+    if (journal != null) {
+      journal.close();
+    }
+    journal = JournalFile.of(home, ec.owner());
+    JournalFile file = journal;
+    LogJournal log = new LogJournal();
+    Ports ports = new Ports(coordination, new EarlierIncarnationsClosed(processes), directories, channel, board, e -> {
+      log.record(e);
+      file.record(e);
+      onChange.engineEvent();
+    });
+    return Engine.boot(ec, ports, mono(), wall());
+  }
+
   /** The scheduling thread: boot, then tick and events until stopped; then the clean close. */
-  private void run(EngineConfig ec, Ports ports, CompletableFuture<Void> booted) {
+  private void run(OsProcessTable processes, CompletableFuture<Void> booted) {
     try {
-      engine = Engine.boot(ec, ports, mono(), wall());
+      engine = boot(processes, 1);
       booted.complete(null);
     } catch (RuntimeException e) {
       LOG.error("boot failed", e);
@@ -322,18 +390,31 @@ public final class Daemon implements AutoCloseable {
       return;
     }
     long notBefore = 0;
-    while (running && !engine.stopped()) {
+    while (running && (engine == null || !engine.stopped())) {
       long now = mono();
-      long deadline = Math.max(notBefore, engine.nextDeadlineMonoMs(now, wall()));
-      if (deadline <= now) {
-        if (!safely(() -> engine.tick(now, wall()))) {
-          notBefore = now + PAUSE_AFTER_FAILURE_MS;
+      long deadline;
+      if (engine == null) {
+        StoreOutage o = outage;
+        if (o.attemptDue(now)) {
+          reopen(now);
+          continue;
         }
-        continue;
+        if (now - outageBeatMonoMs >= heartbeatMs()) {
+          publishOutage();
+        }
+        deadline = Math.min(o.nextAttemptMonoMs(), outageBeatMonoMs + heartbeatMs());
+      } else {
+        deadline = Math.max(notBefore, engine.nextDeadlineMonoMs(now, wall()));
+        if (deadline <= now) {
+          if (!safely(() -> engine.tick(now, wall()))) {
+            notBefore = now + PAUSE_AFTER_FAILURE_MS;
+          }
+          continue;
+        }
       }
       Runnable r;
       try {
-        r = queue.poll(deadline - now, TimeUnit.MILLISECONDS);
+        r = queue.poll(Math.max(1, deadline - now), TimeUnit.MILLISECONDS);
       } catch (InterruptedException e) {
         r = null;
       }
@@ -347,19 +428,131 @@ public final class Daemon implements AutoCloseable {
     while ((r = queue.poll()) != null) {
       safely(r);
     }
-    LOG.info("the daemon stops{}", engine.stopped() ? " (shutdown complete)" : "; workers are left running (D4)");
+    LOG.info("the daemon stops{}", engine != null && engine.stopped() ? " (shutdown complete)"
+        : "; workers are left running (D4)");
     release();
     done.complete(null);
   }
 
-  private static boolean safely(Runnable r) {
+  private long heartbeatMs() {
+    return config.timeouts().ms(dev.vigil.supervisor.TimeoutLattice.Timeout.HEARTBEAT);
+  }
+
+  /**
+   * Runs an event or a tick; false when it failed. A failure of the store starts an outage (D5);
+   * any other failure is logged and the loop goes on.
+   */
+  private boolean safely(Runnable r) {
     try {
       r.run();
       return true;
     } catch (RuntimeException e) {
-      LOG.error("event failed", e);
+      Optional<CoordinationStoreException> store = storeFailure(e);
+      if (store.isPresent() && engine != null) {
+        beginOutage(store.get());
+      } else {
+        LOG.error("event failed", e);
+      }
       return false;
     }
+  }
+
+  /** The store's own failure in {@code e}'s chain of causes, if that is what failed. */
+  private static Optional<CoordinationStoreException> storeFailure(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof CoordinationStoreException c) {
+        return Optional.of(c);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** Why the store cannot be used, in a few plain words. */
+  private static String reasonOf(CoordinationStoreException e) {
+    Optional<StoreUnavailableException> u = StoreUnavailableException.in(e);
+    if (u.isPresent()) {
+      return u.get().reason();
+    }
+    Optional<DamagedStoreException> d = DamagedStoreException.in(e);
+    if (d.isPresent()) {
+      return "it is damaged (" + d.get().reason() + "; see vigil store check)";
+    }
+    String m = Wire.oneLine(String.valueOf(e.getMessage()));
+    return m.length() <= 200 ? m : m.substring(0, 197) + "...";
+  }
+
+  /**
+   * The store failed: the engine incarnation is dropped (nothing it decided after the failure could
+   * be recorded), the store closed, every worker left running and connected; reopening starts after
+   * the first pause (D5).
+   */
+  private void beginOutage(CoordinationStoreException e) {
+    engine = null;
+    closeStore();
+    StoreOutage.Step step = StoreOutage.begin(home.databaseFile().toString(), reasonOf(e), mono(), wall());
+    outage = step.outage();
+    step.note().ifPresent(n -> LOG.warn("{}", n.line()));
+    LOG.debug("the store failure", e);
+    publishOutage();
+  }
+
+  /** Closes the store, which may fail (a full disk cannot take the compaction of a clean close). */
+  private void closeStore() {
+    H2Coordination c = coordination;
+    coordination = null;
+    if (c != null) {
+      try {
+        c.close();
+      } catch (RuntimeException x) {
+        LOG.debug("closing the failed store: {}", x.toString());
+      }
+    }
+  }
+
+  /**
+   * One reopen attempt: the store opens and a new incarnation boots on it (its owner registration is
+   * the first write), or the outage goes on with the next pause. Before the boot every worker
+   * connection is closed, so that each worker says hello to the new incarnation.
+   */
+  private void reopen(long now) {
+    StoreOutage o = outage;
+    try {
+      coordination = H2Coordination.open(home.databaseFile(), options);
+    } catch (RuntimeException e) {
+      failedAttempt(o, e, now);
+      return;
+    }
+    channel.closeAll();
+    heldHellos.forEach(Peer::close);
+    heldHellos.clear();
+    OsProcessTable processes = processTable(incarnation + 1);
+    try {
+      engine = boot(processes, incarnation + 1);
+    } catch (RuntimeException e) {
+      engine = null;
+      closeStore();
+      failedAttempt(o, e, mono());
+      return;
+    }
+    outage = null;
+    LOG.info("{}", o.ended(mono()).line());
+  }
+
+  private void failedAttempt(StoreOutage o, RuntimeException e, long now) {
+    Optional<CoordinationStoreException> store = storeFailure(e);
+    String why = store.map(Daemon::reasonOf).orElseGet(() -> Wire.oneLine(String.valueOf(e.getMessage())));
+    if (store.isEmpty()) {
+      LOG.error("reopening the store failed", e);
+    }
+    StoreOutage.Step step = o.attemptFailed(why, now);
+    outage = step.outage();
+    step.note().ifPresent(n -> LOG.warn("{}", n.line()));
+  }
+
+  /** The status file during an outage: the daemon lives and says why it starts nothing (D1, D5). */
+  private void publishOutage() {
+    outageBeatMonoMs = mono();
+    board.publishOutage(outage, wall());
   }
 
   /** Stops the scheduling loop: the flag, then an empty event that wakes it from its wait. */
@@ -372,15 +565,18 @@ public final class Daemon implements AutoCloseable {
     if (server != null) {
       server.close();
     }
-    if (engine != null && statusFile.read().map(st -> st.pid() == ProcessHandle.current().pid()).orElse(true)) {
+    if ((engine != null || outage != null)
+        && statusFile.read().map(st -> st.pid() == ProcessHandle.current().pid()).orElse(true)) {
       statusFile.delete();
     }
     if (journal != null) {
       journal.close();
     }
-    if (coordination != null) {
+    H2Coordination c = coordination;
+    if (c != null) {
+      coordination = null;
       try {
-        coordination.close();
+        c.close();
       } catch (RuntimeException e) {
         LOG.warn("closing the store: {}", e.toString());
       }
@@ -394,14 +590,57 @@ public final class Daemon implements AutoCloseable {
     }
   }
 
-  /** Runs a command on the scheduling thread and returns its reply. */
+  /**
+   * Runs a command on the scheduling thread and returns its reply; during a store outage the future
+   * fails with {@link Unavailable} (D5).
+   */
   public CompletableFuture<Reply> call(Command command) {
     CompletableFuture<Reply> f = new CompletableFuture<>();
-    enqueue(() -> engine.onClientCommand(command, reply -> {
-      f.complete(reply);
-      onChange.replied(reply);
-    }, mono(), wall()));
+    enqueue(() -> {
+      if (engine == null) {
+        f.completeExceptionally(new Unavailable(outage));
+        return;
+      }
+      engine.onClientCommand(command, reply -> {
+        f.complete(reply);
+        onChange.replied(reply);
+      }, mono(), wall());
+    });
     return f;
+  }
+
+  /** The store is unavailable (D5): the daemon runs, its workers run, it decides nothing until the store is back. */
+  public static final class Unavailable extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    private final transient StoreOutage outage;
+
+    Unavailable(StoreOutage outage) {
+      super(outage.line(), null, false, false);
+      this.outage = outage;
+    }
+
+    /** The outage, as of the command. */
+    public StoreOutage outage() {
+      return outage;
+    }
+  }
+
+  /** The outage in progress, if any (D5). */
+  public Optional<StoreOutage> outage() {
+    return Optional.ofNullable(outage);
+  }
+
+  /** Answers a client's command on the engine, or with the outage's line when the store is unavailable. */
+  private void answer(Peer peer, Command cmd) {
+    if (engine == null) {
+      peer.send(new Message.Reply(Wire.unavailable(outage)));
+      return;
+    }
+    engine.onClientCommand(cmd, reply -> {
+      peer.send(new Message.Reply(Wire.reply(reply)));
+      onChange.replied(reply);
+    }, mono(), wall());
   }
 
   /** The daemon's pid. */
@@ -431,7 +670,14 @@ public final class Daemon implements AutoCloseable {
       } else if (m instanceof Message.Command c && StoreOps.OPS.contains(c.op())) {
         // the store answers these itself, on this connection's thread: a check reads every row and a
         // backup pauses every verb for its copy, neither of which the scheduling thread may wait for
-        peer.send(new Message.Reply(StoreOps.answer(coordination, c.op(), c.args())));
+        H2Coordination store = coordination;
+        StoreOutage o = outage;
+        if (store == null || o != null) {
+          peer.send(new Message.Reply(o != null ? Wire.unavailable(o)
+              : Wire.error("Unavailable", "the store is closed: the daemon is stopping")));
+          return;
+        }
+        peer.send(new Message.Reply(StoreOps.answer(store, c.op(), c.args())));
       } else if (m instanceof Message.Command c) {
         Command cmd;
         try {
@@ -440,20 +686,18 @@ public final class Daemon implements AutoCloseable {
           peer.send(new Message.Reply(Wire.error("Invalid", Wire.oneLine(e.getMessage()))));
           return;
         }
-        enqueue(() -> engine.onClientCommand(cmd, reply -> {
-          peer.send(new Message.Reply(Wire.reply(reply)));
-          onChange.replied(reply);
-        }, mono(), wall()));
+        enqueue(() -> answer(peer, cmd));
       } else if (m instanceof Message.Shutdown s) {
         Command cmd = new Command.Shutdown(s.ifIdle() ? Command.Shutdown.Mode.IF_IDLE : Command.Shutdown.Mode.STOP_WORKERS);
-        enqueue(() -> engine.onClientCommand(cmd, reply -> {
-          peer.send(new Message.Reply(Wire.reply(reply)));
-          onChange.replied(reply);
-        }, mono(), wall()));
+        enqueue(() -> answer(peer, cmd));
       } else if (m instanceof Message.Hello h) {
         // authenticated: the server found the token hash through this very key (C9)
         WorkerKey key = SocketWorkerChannel.keyOf(h.subject()).orElseThrow();
         enqueue(() -> {
+          if (engine == null) {
+            heldHellos.add(peer); // answered by the next incarnation: the connection is closed when the store is back
+            return;
+          }
           ToWorker answer;
           try {
             answer = engine.onHello(new WorkerMessage.Hello(key, RunToken.hash(h.token()), h.build(), h.pid()),
@@ -468,7 +712,9 @@ public final class Daemon implements AutoCloseable {
         if (wm == null) {
           return;
         }
-        enqueue(() -> channel.boundKey(peer).ifPresent(key -> engine.onMessage(key, wm, mono(), wall())));
+        // during an outage a worker's report is dropped: it says its state again to the next incarnation
+        enqueue(() -> channel.boundKey(peer).filter(key -> engine != null)
+            .ifPresent(key -> engine.onMessage(key, wm, mono(), wall())));
       }
     }
 
@@ -496,6 +742,8 @@ public final class Daemon implements AutoCloseable {
   /** daemon.json every heartbeat (D1), written on the scheduling thread. */
   private final class Board implements StatusBoard {
     private final ProcessIdentity self;
+    /** Writes of the status file that failed in a row. */
+    private int failedWrites;
 
     Board(ProcessIdentity self) {
       this.self = self;
@@ -506,8 +754,47 @@ public final class Daemon implements AutoCloseable {
       if (closing || status.state() == Status.State.STOPPED) {
         return;
       }
-      if (foreignLoop(status.heartbeatAtWallMs())) {
+      ObjectNode o = common(status.heartbeatAtWallMs());
+      if (o == null) {
         return;
+      }
+      ObjectNode s = Wire.status(status);
+      o.put("state", status.state().name());
+      o.set("lanes", s.get("lanes"));
+      o.set("runs", s.get("runs"));
+      o.set("services", s.get("services"));
+      write(o);
+    }
+
+    /** The status file while the store is unavailable: state {@code STORE_UNAVAILABLE}, since when and why. */
+    void publishOutage(StoreOutage outage, long nowWallMs) {
+      if (closing) {
+        return;
+      }
+      ObjectNode o = common(nowWallMs);
+      if (o == null) {
+        return;
+      }
+      o.put("state", Wire.STORE_UNAVAILABLE);
+      o.set("store", Wire.outage(outage));
+      write(o);
+    }
+
+    private void write(ObjectNode o) {
+      try {
+        statusFile.write(o);
+        failedWrites = 0;
+      } catch (IOException e) {
+        if (failedWrites++ == 0) { // once per spell: a full disk fails it every beat
+          LOG.warn("cannot write {}: {}", statusFile.path(), e.toString());
+        }
+      }
+    }
+
+    /** The fields every status file has, or null when another daemon schedules on this home (D2). */
+    private ObjectNode common(long heartbeatAtWallMs) {
+      if (foreignLoop(heartbeatAtWallMs)) {
+        return null;
       }
       ObjectNode o = Wire.JSON.createObjectNode();
       o.put("schema", StatusFile.SCHEMA);
@@ -517,23 +804,14 @@ public final class Daemon implements AutoCloseable {
       o.put("version", BuildInfo.VERSION);
       o.put("protocol", BuildInfo.PROTOCOL);
       o.put("started_at", startedAtWallMs);
-      o.put("heartbeat_at", status.heartbeatAtWallMs());
+      o.put("heartbeat_at", heartbeatAtWallMs);
       o.put("home", home.dir().toString());
       if (config.source().isPresent()) {
         o.put("config", config.source().get().toString());
       } else {
         o.putNull("config");
       }
-      ObjectNode s = Wire.status(status);
-      o.put("state", status.state().name());
-      o.set("lanes", s.get("lanes"));
-      o.set("runs", s.get("runs"));
-      o.set("services", s.get("services"));
-      try {
-        statusFile.write(o);
-      } catch (IOException e) {
-        LOG.warn("cannot write {}: {}", statusFile.path(), e.toString());
-      }
+      return o;
     }
   }
 

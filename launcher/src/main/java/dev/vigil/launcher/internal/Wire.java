@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.ser.std.StdSerializer;
 import com.fasterxml.jackson.databind.ser.std.ToStringSerializer;
@@ -367,6 +368,29 @@ public final class Wire {
     } else {
       throw new AssertionError(r);
     }
+    return o;
+  }
+
+  /** The daemon's state in its status file while its store is unavailable (D5). */
+  public static final String STORE_UNAVAILABLE = "STORE_UNAVAILABLE";
+
+  /**
+   * The reply to every command while the store is unavailable (D5): kind {@code Unavailable}, the
+   * one-line {@code message}, and the outage's fields under {@code store}.
+   */
+  public static ObjectNode unavailable(dev.vigil.supervisor.StoreOutage outage) {
+    ObjectNode o = error("Unavailable", outage.line());
+    o.set("store", outage(outage));
+    return o;
+  }
+
+  /** An outage's fields: {@code file}, {@code reason}, {@code sinceWallMs}, {@code failedReopenAttempts}. */
+  public static ObjectNode outage(dev.vigil.supervisor.StoreOutage outage) {
+    ObjectNode o = JsonNodeFactory.instance.objectNode();
+    o.put("file", outage.file());
+    o.put("reason", outage.reason());
+    o.put("sinceWallMs", outage.sinceWallMs());
+    o.put("failedReopenAttempts", outage.failedAttempts());
     return o;
   }
 

@@ -106,6 +106,20 @@ public final class SocketWorkerChannel implements WorkerChannel {
     return Optional.ofNullable(keys.get(peer.id()));
   }
 
+  /**
+   * Closes every welcomed connection and forgets its key: each worker finds its daemon gone and
+   * says hello again, to be welcomed by whoever answers then (a daemon whose store came back).
+   */
+  public void closeAll() {
+    java.util.List<Peer> open;
+    synchronized (this) {
+      open = java.util.List.copyOf(bound.values());
+      bound.clear();
+      keys.clear();
+    }
+    open.forEach(Peer::close);
+  }
+
   /** The connection {@code peer} closed: it no longer speaks for its key. */
   public synchronized void closed(Peer peer) {
     WorkerKey key = keys.remove(peer.id());
