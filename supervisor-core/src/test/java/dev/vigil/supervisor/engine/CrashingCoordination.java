@@ -29,15 +29,35 @@ import java.util.function.Supplier;
  * A {@link Coordination} that ends the daemon at a chosen verb: the n-th verb from now throws
  * {@link SimulatedCrash}, either before it reaches the store or after it committed (the daemon
  * died before it saw the decision). Queries never crash.
+ *
+ * <p>It also fails as a store does when its disk is full or its device fails (D5): from a chosen
+ * verb on, which commits nothing, every verb throws {@link SimulatedStoreFailure}, and every query
+ * too, until the simulation says the store works again. A store that {@linkplain #opened opened}
+ * while it still fails answers queries and fails at the first write (a new owner's registration).
  */
 final class CrashingCoordination implements Coordination {
+  /** What a store that failed throws (the daemon's {@code CoordinationStoreException}): no process dies of it. */
+  static final class SimulatedStoreFailure extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    SimulatedStoreFailure(String where) {
+      super("simulated store failure " + where, null, false, false);
+    }
+  }
+
   private final Coordination inner;
+  private final Store reads;
   private int countdown = -1;
   private boolean afterCommit;
   private String lastCrash;
+  private int outageCountdown = -1;
+  private boolean down;
+  private boolean readsFail;
+  private String lastFailure;
 
   CrashingCoordination(Coordination inner) {
     this.inner = inner;
+    this.reads = failingReads(inner.store());
   }
 
   /** The {@code n}-th verb from now (1 = the next) crashes, before or after it commits. */
@@ -49,10 +69,45 @@ final class CrashingCoordination implements Coordination {
     this.afterCommit = afterCommit;
   }
 
-  /** No verb crashes until the next {@link #arm}; the last crash is forgotten. */
+  /** No verb crashes, and no verb starts a store failure, until the next arm; the last crash is forgotten. */
   void disarm() {
     countdown = -1;
     lastCrash = null;
+    outageCountdown = -1;
+  }
+
+  /** The {@code n}-th verb from now (1 = the next) fails before it commits, and the store fails from then on. */
+  void armOutage(int n) {
+    if (n < 1) {
+      throw new IllegalArgumentException("n must be >= 1");
+    }
+    this.outageCountdown = n;
+  }
+
+  /** Whether the store fails now (every verb; every query unless it {@linkplain #opened opened}). */
+  boolean down() {
+    return down;
+  }
+
+  /** The store works again (its disk has room, its device answers). */
+  void storeWorks() {
+    down = false;
+    readsFail = false;
+  }
+
+  /** The store opened though it still fails: queries are answered, the first write fails (a disk that is full). */
+  void opened() {
+    readsFail = false;
+  }
+
+  /** The store is closed again after a failed reopen: while it fails, queries fail too. */
+  void closed() {
+    readsFail = down;
+  }
+
+  /** Where the store failed last ("name before commit", or "query name"), or null. */
+  String lastFailure() {
+    return lastFailure;
   }
 
   boolean armed() {
@@ -65,6 +120,15 @@ final class CrashingCoordination implements Coordination {
   }
 
   private <T> T verb(String name, Supplier<T> call) {
+    if (outageCountdown > 0 && --outageCountdown == 0) {
+      outageCountdown = -1;
+      down = true;
+      readsFail = true;
+    }
+    if (down) {
+      lastFailure = name + " before commit";
+      throw new SimulatedStoreFailure("at " + lastFailure);
+    }
     if (countdown > 0 && --countdown == 0) {
       countdown = -1;
       lastCrash = name + (afterCommit ? " after commit" : " before commit");
@@ -78,7 +142,85 @@ final class CrashingCoordination implements Coordination {
 
   @Override
   public Store store() {
-    return inner.store();
+    return reads;
+  }
+
+  private <T> T query(String name, Supplier<T> call) {
+    if (down && readsFail) {
+      lastFailure = "query " + name;
+      throw new SimulatedStoreFailure("at " + lastFailure);
+    }
+    return call.get();
+  }
+
+  /** The store's queries, failing while the store fails (unless it opened). */
+  private Store failingReads(Store s) {
+    return new Store() {
+      @Override
+      public java.util.Optional<dev.vigil.coordination.Ticket> ticket(TicketId id) {
+        return query("ticket", () -> s.ticket(id));
+      }
+
+      @Override
+      public java.util.List<dev.vigil.coordination.Run> runsOf(TicketId id) {
+        return query("runsOf", () -> s.runsOf(id));
+      }
+
+      @Override
+      public java.util.Optional<dev.vigil.coordination.Run> run(RunId id) {
+        return query("run", () -> s.run(id));
+      }
+
+      @Override
+      public java.util.List<dev.vigil.coordination.Ticket> tickets(dev.vigil.coordination.TicketQuery q) {
+        return query("tickets", () -> s.tickets(q));
+      }
+
+      @Override
+      public java.util.List<dev.vigil.coordination.Run> runs(dev.vigil.coordination.RunQuery q) {
+        return query("runs", () -> s.runs(q));
+      }
+
+      @Override
+      public java.util.List<dev.vigil.coordination.Lease> leases() {
+        return query("leases", s::leases);
+      }
+
+      @Override
+      public java.util.Optional<dev.vigil.coordination.Lease> lease(TicketId t) {
+        return query("lease", () -> s.lease(t));
+      }
+
+      @Override
+      public java.util.Map<dev.vigil.coordination.TicketState, Integer> countsByState() {
+        return query("countsByState", s::countsByState);
+      }
+
+      @Override
+      public java.util.Set<Lane> parkedLanes() {
+        return query("parkedLanes", s::parkedLanes);
+      }
+
+      @Override
+      public java.util.Optional<Owner> owner(OwnerId id) {
+        return query("owner", () -> s.owner(id));
+      }
+
+      @Override
+      public java.util.List<Owner> owners() {
+        return query("owners", s::owners);
+      }
+
+      @Override
+      public java.util.List<dev.vigil.coordination.Event> events(long afterId, int limit) {
+        return query("events", () -> s.events(afterId, limit));
+      }
+
+      @Override
+      public dev.vigil.coordination.Snapshot snapshot() {
+        return query("snapshot", s::snapshot);
+      }
+    };
   }
 
   @Override

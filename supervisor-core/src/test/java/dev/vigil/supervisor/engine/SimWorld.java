@@ -97,6 +97,11 @@ final class SimWorld {
   boolean idleShutdownPending;
   /** Workers whose escalating stop (another build, an operator) began before the idle shutdown. */
   final Set<WorkerKey> stoppingBeforeIdleShutdown = new HashSet<>();
+  /**
+   * Set by the simulation: the daemon lives through a store outage (D5) with no engine: it takes no
+   * exit, answers no hello, drops what workers send, and its workers stay connected.
+   */
+  boolean outage;
   final Tally seen;
 
   SimWorld(Store store, TimeoutLattice timeouts, Laws laws, Tally seen, long monoMs, long wallMs) {
@@ -193,6 +198,9 @@ final class SimWorld {
     livePids.remove(p.identity.pid());
     if (p instanceof WorkerProc w) {
       unbind(w);
+      if (outage) {
+        seen.saw("exit during an outage");
+      }
       if (daemon != null && daemon.up() && w.parentIncarnation == daemon.incarnation()) {
         pendingExits.add(new ProcessExit(w.identity, code, sig));
       }
@@ -207,6 +215,18 @@ final class SimWorld {
     bound.clear();
     pendingExits.clear();
     idleShutdownPending = false;
+  }
+
+  /**
+   * The daemon closed every worker connection and lives on (its store is back after an outage, D5):
+   * each worker finds itself disconnected and says hello again; exits of the daemon's children
+   * keep going nowhere until an incarnation that launched them runs.
+   */
+  void closeConnections() {
+    for (WorkerProc w : bound.values()) {
+      w.disconnected(monoMs);
+    }
+    bound.clear();
   }
 
   /** A host reboot: every process dies, the boot id changes, reservations free. */
