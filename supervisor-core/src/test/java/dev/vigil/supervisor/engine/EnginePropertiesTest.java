@@ -32,7 +32,7 @@ class EnginePropertiesTest {
         "daemon crash", "verb crash armed", "crash after launch", "kill -9 a worker", "task worker forked",
         "recovered READOPT", "recovered ADOPT_CLAIM", "recovered ABORT_CLAIM", "recovered SETTLE_DEAD",
         "recovered FINISH_FOR_DEAD_EXIT_OWNER", "go", "every ticket settled", "verb crash armed at boot",
-        "batch accepted", "batch refused");
+        "batch accepted", "batch refused", "store outage", "store back: new incarnation on the same process");
   }
 
   @Test
@@ -43,7 +43,8 @@ class EnginePropertiesTest {
         "exit taken as RECOVERY", "exit taken as SUPERVISOR", "reservation lost while the worker lives",
         "verb crash at adoptClaim before commit", "verb crash at adoptClaim after commit",
         "verb crash at abortClaim before commit", "verb crash at abortClaim after commit",
-        "verb crash at readopt before commit", "verb crash at readopt after commit");
+        "verb crash at readopt before commit", "verb crash at readopt after commit", "store outage",
+        "store back: new incarnation on the same process", "recovered after an outage: READOPT");
   }
 
   @Test
@@ -109,6 +110,18 @@ class EnginePropertiesTest {
         "Q13: a kill settled by a later daemon than the one that started the run",
         "Q12: a time-out settled by a later daemon than the one that started the run", "hung task worker ignored TERM",
         "signal KILL sent", "go");
+  }
+
+  @Test
+  void D5_storeOutages_keepEveryWorker_andRecoverLikeARestart() {
+    simulate("D5", Simulation.Profile.OUTAGES, 1000).assertSaw(
+        "store outage", "outage across a launch handoff", "outage while a worker works", "reopen attempt failed",
+        "reopen attempt failed: the store did not open", "reopen attempt failed at the registration",
+        "store back: new incarnation on the same process", "exit during an outage", "recovered after an outage",
+        "recovered after an outage: READOPT", "recovered after an outage: SETTLE_DEAD",
+        "recovered after an outage: ADOPT_CLAIM", "store failure armed at boot", "store failed at a start: the daemon exits",
+        "daemon crash during a store outage", "D4: a readopted worker settled by its own outcome", "welcomed with go",
+        "every ticket settled");
   }
 
   @Test

@@ -3,13 +3,16 @@ package dev.vigil.supervisor.engine;
 import dev.vigil.coordination.Lane;
 import dev.vigil.coordination.Lease;
 import dev.vigil.coordination.NewTicket;
+import dev.vigil.coordination.Owner;
 import dev.vigil.coordination.OwnerId;
+import dev.vigil.coordination.ProcessIdentity;
 import dev.vigil.coordination.RetryPolicy;
 import dev.vigil.coordination.Run;
 import dev.vigil.coordination.RunId;
 import dev.vigil.coordination.RunQuery;
 import dev.vigil.coordination.RunSpec;
 import dev.vigil.coordination.RunState;
+import dev.vigil.coordination.Snapshot;
 import dev.vigil.coordination.StopIntent;
 import dev.vigil.coordination.Ticket;
 import dev.vigil.coordination.TicketId;
@@ -19,13 +22,17 @@ import dev.vigil.coordination.Verdict;
 import dev.vigil.coordination.law.CoordinationInvariants;
 import dev.vigil.coordination.law.LeaseLaw;
 import dev.vigil.supervisor.StopKind;
+import dev.vigil.supervisor.StoreOutage;
 import dev.vigil.supervisor.TimeoutLattice.Timeout;
 import dev.vigil.supervisor.TimeoutLattice;
 import dev.vigil.supervisor.law.TimeLimitLaw;
+import dev.vigil.supervisor.engine.CrashingCoordination.SimulatedStoreFailure;
+import dev.vigil.supervisor.engine.port.Launch;
 import dev.vigil.supervisor.engine.port.LaunchRequest;
 import dev.vigil.supervisor.engine.port.OutcomeRecord;
 import dev.vigil.supervisor.engine.port.Ports;
 import dev.vigil.supervisor.engine.port.ProcessExit;
+import dev.vigil.supervisor.engine.port.ProcessTable;
 import dev.vigil.supervisor.engine.port.Signal;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -44,7 +51,9 @@ import java.util.function.Function;
  * A deterministic simulation of the daemon: {@link LeaseLaw} as the store, {@link SimWorld} as the
  * operating system, a simulated clock, and a seeded generator mixing submissions, worker exits and
  * crashes, hangs, forks and stalls, daemon crashes at any coordination verb (the engine instance is
- * thrown away and a new owner boots over the same store, processes and directories), builds
+ * thrown away and a new owner boots over the same store, processes and directories), store outages
+ * (the engine is thrown away, the daemon process lives on and boots a new owner when the store is
+ * back), builds
  * changing between boots, quiesce rounds, parks, operator verbs, time limits and kills, and clock
  * jumps. Then the faults stop and every ticket must settle.
  *
@@ -64,6 +73,9 @@ import java.util.function.Function;
  *       a quiesce), so a restart stops, settles and charges no live worker;
  *   <li>S5: an idle shutdown stops only when no worker has work, and never signals a worker with work;
  *   <li>Q11, D1: lane occupancy within limits and equal to live runs; status published every heartbeat;
+ *   <li>D5: while the store fails and until the daemon reopens it, nothing is written, no worker is
+ *       launched or signalled and no exit is taken; the incarnation that boots on the same process
+ *       when the store is back recovers every run of the dropped one, leaving none to it;
  *   <li>liveness: once faults stop, every ticket reaches a resting state.
  * </ul>
  *
@@ -124,7 +136,16 @@ final class Simulation {
      */
     TIMEOUT,
     /** An operator kills a ticket's live run (Q13), with retry, hold or neither. */
-    KILL
+    KILL,
+    /**
+     * The store fails at one of the daemon's next coordination verbs, before it commits (a full disk,
+     * an I/O error), and stays failing for 0.5-20 s: every verb and query fails. The daemon lives on
+     * without its engine, its workers running and connected, and reopens the store at the backoff
+     * times of {@link StoreOutage}; once it works, it closes every worker connection and boots a new
+     * incarnation with a new owner on the same process (D5). A boot does so at one of its first verbs
+     * with twice this chance (a boot in a new process then exits).
+     */
+    STORE_OUTAGE
   }
 
   /** A mix of events; {@code steps} faulty steps, then the quiet phase. */
@@ -149,11 +170,14 @@ final class Simulation {
         Knob.LAUNCH_CRASH, 1, Knob.NEW_BUILD, 30, Knob.PARK, 3, Knob.SERVICE_CONTROL, 3, Knob.PAUSE, 2,
         Knob.SHUTDOWN_IDLE, 2, Knob.SHUTDOWN_STOP, 1, Knob.WALL_JUMP, 2, Knob.MONO_JUMP, 1, Knob.LEAP, 3,
         Knob.SERVICES, 60, Knob.SERVICE_WORK, 8, Knob.SERVICE_CRASH, 25, Knob.LAUNCH_FAILURE, 2, Knob.HOLD, 2,
-        Knob.LOCK_LOSS, 2, Knob.TIMEOUT, 10, Knob.KILL, 2);
-    /** Daemon crashes at every kind of point, one build: restarts must keep live workers (Q11, D4). */
+        Knob.LOCK_LOSS, 2, Knob.TIMEOUT, 10, Knob.KILL, 2, Knob.STORE_OUTAGE, 1);
+    /**
+     * Daemon crashes and store outages at every kind of point, one build: restarts must keep live
+     * workers (Q11, D4, D5).
+     */
     static final Profile CRASHES = of("CRASHES", Knob.SUBMIT, 22, Knob.KILL_WORKER, 1, Knob.CRASH, 5,
         Knob.VERB_CRASH, 6, Knob.LAUNCH_CRASH, 2, Knob.SERVICE_CONTROL, 1, Knob.SERVICES, 50, Knob.SERVICE_WORK, 6,
-        Knob.SERVICE_CRASH, 10, Knob.HOLD, 1, Knob.LOCK_LOSS, 1, Knob.TIMEOUT, 10, Knob.KILL, 2);
+        Knob.SERVICE_CRASH, 10, Knob.HOLD, 1, Knob.LOCK_LOSS, 1, Knob.TIMEOUT, 10, Knob.KILL, 2, Knob.STORE_OUTAGE, 2);
     /** Builds change at many boots (S6). */
     static final Profile BUILDS = of("BUILDS", Knob.SUBMIT, 20, Knob.KILL_WORKER, 1, Knob.CRASH, 4, Knob.VERB_CRASH, 2,
         Knob.LAUNCH_CRASH, 1, Knob.NEW_BUILD, 60, Knob.PARK, 1, Knob.SERVICE_CONTROL, 1, Knob.SHUTDOWN_IDLE, 1,
@@ -179,8 +203,18 @@ final class Simulation {
         Knob.LAUNCH_CRASH, 2, Knob.NEW_BUILD, 10, Knob.PARK, 1, Knob.WALL_JUMP, 1, Knob.HOLD, 3, Knob.LOCK_LOSS, 1,
         Knob.TIMEOUT, 45, Knob.KILL, 9);
 
+    /**
+     * Store outages at every kind of verb, at boots and at reopens, among crashes, time limits and
+     * kills: the daemon lives through each, its workers run on, and a new incarnation on the same
+     * process recovers what the dropped one ran (D5, D4, Q11).
+     */
+    static final Profile OUTAGES = of("OUTAGES", Knob.SUBMIT, 24, Knob.KILL_WORKER, 2, Knob.CRASH, 1,
+        Knob.VERB_CRASH, 2, Knob.LAUNCH_CRASH, 1, Knob.PARK, 1, Knob.SERVICE_CONTROL, 1, Knob.SERVICES, 60,
+        Knob.SERVICE_WORK, 8, Knob.SERVICE_CRASH, 10, Knob.HOLD, 1, Knob.LOCK_LOSS, 1, Knob.TIMEOUT, 10, Knob.KILL, 2,
+        Knob.STORE_OUTAGE, 8);
+
     static Profile named(String name) {
-      for (Profile p : List.of(MIXED, CRASHES, BUILDS, CLOCKS, SHUTDOWNS, SERVICES, STOPS)) {
+      for (Profile p : List.of(MIXED, CRASHES, BUILDS, CLOCKS, SHUTDOWNS, SERVICES, STOPS, OUTAGES)) {
         if (p.name.equals(name)) {
           return p;
         }
@@ -260,6 +294,14 @@ final class Simulation {
   private final Set<RunId> settledRuns = new HashSet<>();
   private final List<EngineConfig.LaneLimit> lanes;
   private final List<String> keys = List.of("k1", "k2", "k3", "k4");
+  /** The store outage the daemon lives through (D5), or null. */
+  private StoreOutage outage;
+  /** When a failing store works again, monotonic ms, or -1 while it works. */
+  private long storeBackAtMono = -1;
+  /** The store as it was when it failed: nothing changes it until the daemon reopened it (D5). */
+  private Snapshot storeAtFailure;
+  /** The file an outage names (the daemon's store). */
+  private static final String STORE_FILE = "vigil.mv.db";
 
   /** One daemon incarnation. */
   final class Inc {
@@ -281,13 +323,75 @@ final class Simulation {
     /** The time limit of every run this incarnation started or took over, as its law model counts it (Q12). */
     final Map<RunId, TimeLimitLaw> limits = new HashMap<>();
     long lastPublishMono = Long.MIN_VALUE;
+    /**
+     * Booted after a store outage (D5): the live runs of the dropped incarnations of its process,
+     * each of which it must recover at boot; empty for an incarnation in a new process.
+     */
+    final Set<RunId> ofDropped = new HashSet<>();
 
+    /** Incarnation {@code n} in a new daemon process. */
     Inc(int n, String build) {
+      this(n, build, world.startDaemon(n));
+    }
+
+    /** Incarnation {@code n} in {@code proc}: a new one, or the process of the one a store outage dropped (D5). */
+    Inc(int n, String build, SimWorld.DaemonProc proc) {
       this.n = n;
       this.owner = new OwnerId("d" + n);
       this.build = build;
       this.bootMono = world.monoMs;
-      this.proc = world.startDaemon(n);
+      this.proc = proc;
+    }
+  }
+
+  /**
+   * The process table of one incarnation, as the daemon wraps its own ({@code Daemon}'s
+   * {@code EarlierIncarnationsClosed}): an owner registered with this daemon process's identity is
+   * dead unless it is this incarnation (which the engine asks about by owner id), so an incarnation
+   * booted after a store outage recovers the runs of the dropped ones. An incarnation that was
+   * dropped (an outage, a crash) launches and signals nothing (D5).
+   */
+  private final class IncTable implements ProcessTable {
+    private final Inc i;
+    private final ProcessTable os;
+
+    IncTable(Inc i) {
+      this.i = i;
+      this.os = world.processesOf(i.proc);
+    }
+
+    @Override
+    public ProcessIdentity self() {
+      return os.self();
+    }
+
+    @Override
+    public Launch launch(LaunchRequest request) {
+      acting("launched a worker of " + request.key());
+      return os.launch(request);
+    }
+
+    @Override
+    public Optional<ProcessIdentity> identity(long pid) {
+      return os.identity(pid);
+    }
+
+    @Override
+    public boolean alive(ProcessIdentity identity) {
+      return !identity.equals(os.self()) && os.alive(identity);
+    }
+
+    @Override
+    public boolean signalGroup(ProcessIdentity identity, Signal signal) {
+      acting("sent " + signal + " to the group of " + identity);
+      return os.signalGroup(identity, signal);
+    }
+
+    private void acting(String what) {
+      if (inc != i || (i.engine == null && !i.booting)) {
+        violated("D5: d" + i.n + " " + what + " after it was dropped"
+            + (outage != null ? ", during a store outage" : ""));
+      }
     }
   }
 
@@ -364,6 +468,7 @@ final class Simulation {
       advanceClock(100 + rng.nextInt(900));
       world.step();
       chaos();
+      store();
       if (inc == null && world.monoMs >= bootAtMono) {
         boot();
       }
@@ -379,6 +484,9 @@ final class Simulation {
   // ---- the clock ----
 
   private void advanceClock(long dt) {
+    if (outage != null) {
+      dt = Math.min(dt, Math.max(1, outage.nextAttemptMonoMs() - world.monoMs)); // a reopen attempt is on time (D5)
+    }
     world.monoMs += dt;
     world.wallMs += dt;
     if (faults && rng.nextInt(100) < profile.pct(Knob.WALL_JUMP)) {
@@ -408,6 +516,11 @@ final class Simulation {
         crash("at a verb: " + coordination.lastCrash());
       }
       return Optional.empty();
+    } catch (SimulatedStoreFailure failure) {
+      if (inc == at) {
+        beginOutage();
+      }
+      return Optional.empty();
     }
   }
 
@@ -417,18 +530,11 @@ final class Simulation {
       build = "b" + (++builds);
       seen.saw("boot on a new build");
     }
-    if (faults && incarnations > 1 && rng.nextInt(100) < profile.pct(Knob.VERB_CRASH) * 2) {
-      coordination.arm(1 + rng.nextInt(4), rng.nextBoolean());
-      seen.saw("verb crash armed at boot");
-    }
+    armAtBoot();
     Inc i = new Inc(incarnations, build);
     inc = i;
-    EngineConfig config = new EngineConfig(i.owner, "sim", i.build, "1.0." + builds, 1,
-        new Workload(lanes, TYPES, services), TIMEOUTS);
-    Ports ports = new Ports(coordination, world.processesOf(i.proc), world.directories, world.channel,
-        s -> published(i, s), e -> journal(i, e));
     try {
-      Engine e = Engine.boot(config, ports, world.monoMs, world.wallMs);
+      Engine e = Engine.boot(config(i), ports(i), world.monoMs, world.wallMs);
       i.booting = false;
       if (inc == i) {
         i.engine = e;
@@ -440,6 +546,196 @@ final class Simulation {
         seen.saw("crash during boot");
         sawVerbCrash();
         crash("during boot: " + coordination.lastCrash());
+      }
+    } catch (SimulatedStoreFailure f) {
+      // a daemon whose first boot fails exits (Daemon.run): an outage is survived only by a daemon that runs
+      i.booting = false;
+      if (inc == i) {
+        seen.saw("store failed at a start: the daemon exits");
+        storeFailed();
+        world.end(i.proc, 1, null);
+        world.daemonDied();
+        coordination.disarm();
+        world.crashAfterNextLaunch = false;
+        inc = null;
+        bootAtMono = world.monoMs + rng.nextInt(3_000);
+      }
+    }
+  }
+
+  /** A boot after the first may crash, or find the store failing, at one of its first verbs. */
+  private void armAtBoot() {
+    if (faults && incarnations > 1 && rng.nextInt(100) < profile.pct(Knob.VERB_CRASH) * 2) {
+      coordination.arm(1 + rng.nextInt(4), rng.nextBoolean());
+      seen.saw("verb crash armed at boot");
+    }
+    if (faults && incarnations > 1 && profile.pct(Knob.STORE_OUTAGE) > 0
+        && rng.nextInt(100) < profile.pct(Knob.STORE_OUTAGE) * 2) {
+      coordination.armOutage(1 + rng.nextInt(4));
+      seen.saw("store failure armed at boot");
+    }
+  }
+
+  private EngineConfig config(Inc i) {
+    return new EngineConfig(i.owner, "sim", i.build, "1.0." + builds, 1, new Workload(lanes, TYPES, services),
+        TIMEOUTS);
+  }
+
+  private Ports ports(Inc i) {
+    return new Ports(coordination, new IncTable(i), world.directories, world.channel, s -> published(i, s),
+        e -> journal(i, e));
+  }
+
+  // ---- store outages (D5) ----
+
+  /** The store failed now: it works again 0.5-20 s later (often after a launch handoff would have timed out). */
+  private void storeFailed() {
+    seen.saw("store failure at " + coordination.lastFailure());
+    if (storeBackAtMono < 0) {
+      storeBackAtMono = world.monoMs + (rng.nextInt(3) == 0 ? 500 + rng.nextInt(2_500) : 3_000 + rng.nextInt(17_000));
+      storeAtFailure = law.snapshot();
+    }
+  }
+
+  /**
+   * A verb failed with the store's failure while the engine ran: an outage begins (Daemon's
+   * {@code beginOutage}). The engine is dropped at once, as a crash would drop it, but the daemon
+   * process lives: every worker runs on and stays connected, and the exits of the dropped
+   * incarnation's children are never handed to a later one.
+   */
+  private void beginOutage() {
+    Inc dropped = inc;
+    dropped.engine = null;
+    seen.saw("store outage");
+    storeFailed();
+    coordination.disarm();
+    world.crashAfterNextLaunch = false;
+    world.pendingExits.clear();
+    world.idleShutdownPending = false;
+    world.outage = true;
+    outage = StoreOutage.begin(STORE_FILE, "simulated I/O error", world.monoMs, world.wallMs).outage();
+    for (SimWorld.Proc p : world.livePids.values()) {
+      if (p instanceof SimWorld.TaskProc t && !t.gotGo
+          && law.run(t.run).map(r -> r.state() == RunState.CLAIMED || r.state() == RunState.RUNNING).orElse(false)) {
+        seen.saw("outage across a launch handoff");
+        break;
+      }
+    }
+    for (SimWorld.Proc p : world.livePids.values()) {
+      if (p instanceof SimWorld.TaskProc t && t.gotGo) {
+        seen.saw("outage while a worker works");
+        break;
+      }
+    }
+  }
+
+  /** The store works again when its time came; the daemon tries to reopen it when an attempt is due (D5). */
+  private void store() {
+    if (coordination.down() && world.monoMs >= storeBackAtMono) {
+      coordination.storeWorks();
+      storeBackAtMono = -1;
+      seen.saw("store works again");
+    }
+    if (outage != null && outage.attemptDue(world.monoMs)) {
+      reopen();
+    }
+  }
+
+  /**
+   * One reopen attempt (Daemon's {@code reopen}): the store may not open; once it opens, every
+   * worker connection is closed and a new incarnation with a new owner boots on the same process;
+   * its registration, the first write, fails while the store still does.
+   */
+  private void reopen() {
+    Inc dropped = inc;
+    if (coordination.down() && rng.nextBoolean()) {
+      seen.saw("reopen attempt failed: the store did not open");
+      attemptFailed("the store did not open");
+      return;
+    }
+    world.closeConnections();
+    if (coordination.down()) {
+      coordination.opened();
+    }
+    incarnations++;
+    armAtBoot();
+    Inc i = new Inc(incarnations, dropped.build, dropped.proc);
+    for (Run r : law.liveRuns()) {
+      OwnerId o = r.state() == RunState.EXITED ? r.exitOwner().owner() : r.owner();
+      if (ofThisProcess(i, o)) {
+        i.ofDropped.add(r.id());
+      }
+    }
+    inc = i;
+    world.outage = false;
+    try {
+      Engine e = Engine.boot(config(i), ports(i), world.monoMs, world.wallMs);
+      i.booting = false;
+      if (inc == i) {
+        i.engine = e;
+        seen.saw("boot");
+        storeBack(i);
+      }
+    } catch (SimulatedCrash c) {
+      i.booting = false;
+      if (inc == i) {
+        seen.saw("crash during boot after a store outage");
+        sawVerbCrash();
+        crash("during boot after a store outage: " + coordination.lastCrash());
+      }
+    } catch (SimulatedStoreFailure f) {
+      i.booting = false;
+      if (inc == i) {
+        seen.saw("reopen attempt failed in the new incarnation's boot");
+        if (coordination.lastFailure().startsWith("registerOwner")) {
+          seen.saw("reopen attempt failed at the registration");
+        }
+        storeFailed();
+        coordination.closed();
+        coordination.disarm();
+        world.crashAfterNextLaunch = false;
+        world.pendingExits.clear();
+        world.outage = true;
+        attemptFailed("simulated I/O error at " + coordination.lastFailure());
+      }
+    }
+  }
+
+  private void attemptFailed(String why) {
+    seen.saw("reopen attempt failed");
+    StoreOutage.Step step = outage.attemptFailed(why, world.monoMs);
+    if (step.note().isPresent()) {
+      seen.saw("outage cause changed");
+    }
+    outage = step.outage();
+  }
+
+  /** Whether {@code owner} registered with the process of incarnation {@code i}, and is not {@code i}. */
+  private boolean ofThisProcess(Inc i, OwnerId owner) {
+    Optional<Owner> o = law.owner(owner);
+    return !owner.equals(i.owner) && o.isPresent() && o.get().identity().equals(i.proc.identity);
+  }
+
+  /**
+   * D5: the store is back and incarnation {@code i} booted on the process the outage kept: a new
+   * owner registered with the same identity, and every run of the dropped incarnations recovered at
+   * boot (adopted, readopted, exits taken, settled), none left to them.
+   */
+  private void storeBack(Inc i) {
+    outage.ended(world.monoMs);
+    outage = null;
+    storeAtFailure = null;
+    seen.saw("store back: new incarnation on the same process");
+    Optional<Owner> me = law.owner(i.owner);
+    if (me.isEmpty() || !me.get().identity().equals(i.proc.identity) || !world.isAlive(i.proc.identity)) {
+      violated("D5: after a store outage d" + i.n + " booted as " + me + ", not on the daemon process "
+          + i.proc.identity + " that lived through it");
+    }
+    for (Run r : law.liveRuns()) {
+      OwnerId o = r.state() == RunState.EXITED ? r.exitOwner().owner() : r.owner();
+      if (ofThisProcess(i, o)) {
+        violated("D5: after a store outage d" + i.n + " left " + r.id() + " (" + r.state() + ") to " + o
+            + ", an incarnation the outage dropped");
       }
     }
   }
@@ -453,6 +749,11 @@ final class Simulation {
 
   private void crash(String why) {
     seen.saw("daemon crash");
+    if (outage != null) {
+      seen.saw("daemon crash during a store outage");
+      outage = null;
+    }
+    world.outage = false;
     Inc dead = inc;
     world.end(dead.proc, null, 9);
     world.daemonDied();
@@ -476,6 +777,12 @@ final class Simulation {
     while (inc != null && inc.engine != null && !world.pendingExits.isEmpty()) {
       ProcessExit x = world.pendingExits.poll();
       seen.saw("exit delivered");
+      for (SimWorld.Proc p : world.everyProcess) {
+        if (p.identity.equals(x.identity()) && p.parentIncarnation != inc.n) {
+          violated("D5: the exit of " + x.identity() + ", launched by d" + p.parentIncarnation + ", was handed to d"
+              + inc.n);
+        }
+      }
       call(e -> {
         e.onExit(x, world.monoMs, world.wallMs);
         return null;
@@ -640,6 +947,12 @@ final class Simulation {
       seen.saw("verb crash armed");
     } else if (up() && rng.nextInt(100) < profile.pct(Knob.LAUNCH_CRASH)) {
       world.crashAfterNextLaunch = true;
+    } else if (profile.pct(Knob.STORE_OUTAGE) > 0 && up() && !coordination.armed()
+        && rng.nextInt(100) < profile.pct(Knob.STORE_OUTAGE)) {
+      coordination.armOutage(1 + rng.nextInt(8));
+      seen.saw("store failure armed");
+    } else if (outage != null && rng.nextInt(400) < profile.pct(Knob.CRASH)) {
+      crash("injected during a store outage");
     }
     if (rng.nextInt(1_000) < profile.pct(Knob.REBOOT) * 10) {
       seen.saw("host reboot");
@@ -650,6 +963,8 @@ final class Simulation {
         dead.engine = null;
         inc = null;
         coordination.disarm();
+        outage = null;
+        world.outage = false;
         bootAtMono = world.monoMs + rng.nextInt(3_000);
       }
     }
@@ -928,6 +1243,7 @@ final class Simulation {
       }
       advanceClock(1_000);
       world.step();
+      store();
       if (inc == null && world.monoMs >= bootAtMono) {
         boot();
       }
@@ -970,9 +1286,20 @@ final class Simulation {
   // ---- invariants after every step ----
 
   private void check() {
-    List<String> broken = CoordinationInvariants.violations(law.snapshot());
+    Snapshot now = law.snapshot();
+    List<String> broken = CoordinationInvariants.violations(now);
     if (!broken.isEmpty()) {
       violated(String.join("; ", broken));
+    }
+    if (storeAtFailure != null) {
+      if (coordination.down() || outage != null) {
+        if (!now.equals(storeAtFailure)) {
+          violated("D5: the store changed while it failed or before the daemon reopened it (events "
+              + storeAtFailure.events().size() + " -> " + now.events().size() + ")");
+        }
+      } else {
+        storeAtFailure = null;
+      }
     }
     Map<dev.vigil.coordination.TicketId, List<SimWorld.TaskProc>> working = new TreeMap<>();
     for (SimWorld.Proc p : world.everyProcess) {
@@ -1007,6 +1334,14 @@ final class Simulation {
     seen.saw(e.getClass().getSimpleName());
     if (e instanceof EngineEvent.Recovered r) {
       seen.saw("recovered " + r.action());
+      if (i.ofDropped.contains(r.run())) {
+        if (r.action() == EngineEvent.RecoveryAction.LEAVE_TO_LIVE_OWNER) {
+          violated("D5: after a store outage d" + i.n + " left " + r.run() + " to an incarnation the outage dropped: "
+              + r.detail());
+        }
+        seen.saw("recovered after an outage");
+        seen.saw("recovered after an outage: " + r.action());
+      }
       if (r.action() == EngineEvent.RecoveryAction.READOPT) {
         readopted.add(r.run());
       }
