@@ -111,7 +111,8 @@ final class StoreCmd implements Callable<Integer> {
         StoreOps.requireStoreOps(client, "check the store", "vigil store check");
         JsonNode r = client.call("store-check", Main.args());
         if (!r.path("kind").asText().equals("StoreCheck")) {
-          throw new Client.Failure(1, r.path("message").asText("the daemon could not check the store"));
+          throw new Client.Failure(Views.unavailable(r) ? Client.STORE_UNAVAILABLE : 1,
+              r.path("message").asText("the daemon could not check the store"));
         }
         return new Checked(StoreOps.checkOf(r), "checked by the running daemon, pid " + client.capabilities().pid());
       });
@@ -156,7 +157,8 @@ final class StoreCmd implements Callable<Integer> {
         JsonNode r = client.call("store-backup", a);
         String kind = r.path("kind").asText();
         if (!kind.equals("BackedUp")) {
-          throw new Client.Failure(kind.equals("Invalid") ? 2 : 1, r.path("message").asText("the backup failed"));
+          throw new Client.Failure(kind.equals("Invalid") ? 2 : Views.unavailable(r) ? Client.STORE_UNAVAILABLE : 1,
+              r.path("message").asText("the backup failed"));
         }
         return backedUp(h.databaseFile(), Path.of(r.path("file").asText()), r.path("bytes").asLong(),
             r.path("schemaVersion").asInt(), "made by the running daemon, pid " + client.capabilities().pid());

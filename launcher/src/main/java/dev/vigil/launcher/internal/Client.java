@@ -227,9 +227,11 @@ public final class Client implements AutoCloseable {
   /** Exit 5: the daemon runs but its store is unavailable (D5); its work runs on, nothing new starts. */
   public static final int STORE_UNAVAILABLE = 5;
 
-  /** The CLI exit code of a reply kind: Invalid and NotFound 2, Denied and Busy 3, Unavailable 5, else 0. */
+  /** The CLI exit code of a reply kind: Failed 1, Invalid and NotFound 2, Denied and Busy 3, Unavailable 5, else 0. */
   public static int exitCodeOf(ObjectNode reply) {
     switch (reply.path("kind").asText()) {
+      case "Failed":
+        return 1;
       case "Invalid":
       case "NotFound":
         return 2;

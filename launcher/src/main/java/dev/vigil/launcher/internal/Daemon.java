@@ -447,10 +447,7 @@ public final class Daemon implements AutoCloseable {
       r.run();
       return true;
     } catch (RuntimeException e) {
-      Optional<CoordinationStoreException> store = storeFailure(e);
-      if (store.isPresent() && engine != null) {
-        beginOutage(store.get());
-      } else {
+      if (!outageFrom(e)) {
         LOG.error("event failed", e);
       }
       return false;
@@ -597,14 +594,22 @@ public final class Daemon implements AutoCloseable {
   public CompletableFuture<Reply> call(Command command) {
     CompletableFuture<Reply> f = new CompletableFuture<>();
     enqueue(() -> {
-      if (engine == null) {
-        f.completeExceptionally(new Unavailable(outage));
-        return;
+      if (engine != null) {
+        try {
+          engine.onClientCommand(command, reply -> {
+            f.complete(reply);
+            onChange.replied(reply);
+          }, mono(), wall());
+        } catch (RuntimeException e) {
+          if (!outageFrom(e)) {
+            f.completeExceptionally(e);
+            throw e;
+          }
+        }
       }
-      engine.onClientCommand(command, reply -> {
-        f.complete(reply);
-        onChange.replied(reply);
-      }, mono(), wall());
+      if (engine == null && !f.isDone()) {
+        f.completeExceptionally(new Unavailable(outage));
+      }
     });
     return f;
   }
@@ -633,14 +638,42 @@ public final class Daemon implements AutoCloseable {
 
   /** Answers a client's command on the engine, or with the outage's line when the store is unavailable. */
   private void answer(Peer peer, Command cmd) {
-    if (engine == null) {
-      peer.send(new Message.Reply(Wire.unavailable(outage)));
-      return;
+    if (engine != null) {
+      try {
+        engine.onClientCommand(cmd, reply -> {
+          peer.send(new Message.Reply(Wire.reply(reply)));
+          onChange.replied(reply);
+        }, mono(), wall());
+        return;
+      } catch (RuntimeException e) {
+        if (!outageFrom(e)) {
+          peer.send(new Message.Reply(Wire.error("Failed", "the daemon failed: " + Wire.oneLine(String.valueOf(e)))));
+          throw e;
+        }
+      }
     }
-    engine.onClientCommand(cmd, reply -> {
-      peer.send(new Message.Reply(Wire.reply(reply)));
-      onChange.replied(reply);
-    }, mono(), wall());
+    if (engine == null) {
+      ObjectNode r = Wire.unavailable(outage);
+      if (cmd instanceof Command.Shutdown) { // deciding that every worker is idle needs the store
+        r.put("message", outage.line() + "; to stop the daemon anyway, leaving every worker running: kill " + pid());
+      }
+      peer.send(new Message.Reply(r));
+    }
+  }
+
+  /**
+   * Starts an outage when {@code e} is a failure of the store (D5); false when it is not one, and
+   * the caller goes on as with any other failure.
+   */
+  private boolean outageFrom(RuntimeException e) {
+    Optional<CoordinationStoreException> store = storeFailure(e);
+    if (store.isEmpty()) {
+      return false;
+    }
+    if (engine != null) {
+      beginOutage(store.get());
+    }
+    return true;
   }
 
   /** The daemon's pid. */
