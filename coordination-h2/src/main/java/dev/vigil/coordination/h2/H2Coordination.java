@@ -167,6 +167,10 @@ public final class H2Coordination implements Coordination, AutoCloseable {
    *   <li>Forward-only migrations bring the schema to the current version.
    * </ol>
    *
+   * <p>The file is reached through the H2 file system that {@link H2Options#fileSystem()} names
+   * (H2's default one unless set; a test passes one that fails writes on demand), for every
+   * access: the read-only probe, the database, the compaction and the reopen after it.
+   *
    * <p>{@link #close()} is the clean shutdown (pool closed, database compacted and closed). A
    * process that dies without it leaves the file as after {@code kill -9}: consistent, with every
    * acknowledged decision.
@@ -188,8 +192,9 @@ public final class H2Coordination implements Coordination, AutoCloseable {
   static H2Coordination open(Path databaseFile, H2Options options, Tuning tuning) {
     Objects.requireNonNull(options, "options");
     Objects.requireNonNull(tuning, "tuning");
-    DatabaseFile db = new DatabaseFile(databaseFile);
+    DatabaseFile db = new DatabaseFile(databaseFile, options.fileSystem());
     db.checkDirectory();
+    db.checkFileSystem();
     Path key = registryKey(db);
     if (!OPEN.add(key)) {
       throw db.refused("it is already open in this process");
