@@ -139,6 +139,9 @@ final class DatabaseFile {
       size = ch.size();
       complete = size % Damage.BLOCK == 0 && Damage.holdsACompleteChunk(ch);
     } catch (IOException e) {
+      if (Damage.diagnose(e) instanceof Damage.Diagnosis.Unavailable u) {
+        throw unavailable(u.reason(), e);
+      }
       throw new CoordinationStoreException("cannot open " + file + ": " + e, e);
     }
     if (n == 0) {
@@ -221,12 +224,32 @@ final class DatabaseFile {
         + (cause == null ? "" : "; H2: " + Damage.h2Detail(cause)) + ")", cause);
   }
 
-  /** A one-line reason for an H2 error raised while opening; a damaged file is a {@link DamagedStoreException}. */
-  CoordinationStoreException openFailure(SQLException e) {
-    java.util.Optional<String> damage = Damage.of(e);
-    if (damage.isPresent()) {
-      return damaged(damage.get(), e);
+  /** An open that failed because of the environment: one line naming the file and why, in plain words. */
+  StoreUnavailableException unavailable(String reason, Throwable cause) {
+    return new StoreUnavailableException(file, reason, "cannot open " + file + ": the store is unavailable (" + reason
+        + ")", cause);
+  }
+
+  /**
+   * A one-line reason for an H2 error raised while opening; a damaged file is a
+   * {@link DamagedStoreException}, a failed environment a {@link StoreUnavailableException}.
+   */
+  CoordinationStoreException openFailure(Throwable e) {
+    Damage.Diagnosis d = Damage.diagnose(e);
+    if (d instanceof Damage.Diagnosis.Damaged damage) {
+      return damaged(damage.reason(), e);
     }
+    if (d instanceof Damage.Diagnosis.Unavailable u) {
+      return unavailable(u.reason(), e);
+    }
+    if (!(e instanceof SQLException)) {
+      return new CoordinationStoreException("cannot open " + file + ": " + Damage.h2Detail(e), e);
+    }
+    return refusal((SQLException) e);
+  }
+
+  /** An H2 error at open that is neither damage nor an outage, in one line. */
+  private CoordinationStoreException refusal(SQLException e) {
     if (e.getErrorCode() != 90020 && Damage.locked(e)) {
       return new CoordinationStoreException("cannot open " + file + ": the database is in use by another process (its "
           + "file is locked: H2 error " + e.getErrorCode() + ")", e);
