@@ -1,6 +1,9 @@
 package dev.vigil.coordination.h2;
 
 import java.io.EOFException;
+import java.io.IOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
 import java.sql.SQLException;
 import java.util.Locale;
 import java.util.Optional;
@@ -8,9 +11,22 @@ import org.h2.mvstore.DataUtils;
 import org.h2.mvstore.MVStoreException;
 
 /**
- * Which H2 failures mean that the database file is damaged, in a few plain words. A failure of
- * the environment (a full disk, a read-only file system, missing permissions, a lock held by
- * another process) is not damage: the file may be whole, and the fix is elsewhere.
+ * The one place that says what an H2 failure means for the store ({@link #diagnose}): the
+ * database file is damaged, the environment failed (the store is unavailable, the file may be
+ * whole, and the fix is elsewhere), or neither. Each in a few plain words.
+ *
+ * <p>An environment failure is read from the chain of causes, error codes first, the operating
+ * system's words second: an {@link IOException} saying "No space left on device" (ENOSPC),
+ * "Input/output error" (EIO), "Read-only file system" (EROFS), "Permission denied" (EACCES, or an
+ * {@link AccessDeniedException}), "Disk quota exceeded" (EDQUOT) or "Too many open files"; an
+ * MVStore write failure ({@code ERROR_WRITING_FAILED}); a database that closed itself after one
+ * (H2 error 90098, MVStore {@code ERROR_CLOSED}). Measured on H2 2.5.252 through a file system
+ * that fails writes: the commit that meets the failed write throws general error 50000 wrapping
+ * {@code MVStoreException} code 2 ("Writing to … failed") wrapping the {@code IOException};
+ * H2 has then closed the database (its store panics), and every later statement, reads included,
+ * throws 90098 "The database has been closed" with the same chain as its cause. The file keeps
+ * what was written before; the commit that failed is not in it. A lock held by another process is
+ * neither damage nor an outage: the file is in use.
  *
  * <p>Measured on H2 2.5.252: a 4 KiB block overwritten inside the data makes the read of that page
  * fail with {@code MVStoreException} code 6 (file corrupt), wrapped in the general error 50000; a
@@ -89,8 +105,132 @@ final class Damage {
     return 0;
   }
 
-  /** What is damaged, if {@code failure} (an H2 exception, or one that wraps it) says the file is damaged. */
+  /** What a failure says about the store. */
+  sealed interface Diagnosis {
+    /** The file holds damaged data: what is damaged, in a few words. */
+    record Damaged(String reason) implements Diagnosis {}
+
+    /**
+     * The environment failed, the file may be whole.
+     *
+     * @param cause  the failure underneath, in a few words (like {@code no space left on device});
+     *               {@code null} when the failure says only that the database is closed
+     * @param closed whether the database had closed itself (after a failed write)
+     */
+    record Unavailable(String cause, boolean closed) implements Diagnosis {
+      public Unavailable {
+        if (cause == null && !closed) {
+          throw new IllegalArgumentException("an unavailable store needs a cause or a closed database");
+        }
+      }
+
+      /** Why the store is unavailable, in a few words, like {@code no space left on device}. */
+      String reason() {
+        return !closed ? cause : cause == null ? CLOSED_ITSELF : CLOSED_ITSELF + " after a failed write (" + cause + ")";
+      }
+    }
+
+    /** Neither: a lock conflict, a refusal, a bug. */
+    record Other() implements Diagnosis {}
+  }
+
+  /**
+   * What {@code failure} (an H2 exception, or one that wraps it) says about the store. An
+   * environment failure anywhere in the chain wins over signs of damage: a read that fails with an
+   * I/O error says nothing about the bytes in the file.
+   */
+  static Diagnosis diagnose(Throwable failure) {
+    Optional<String> os = Optional.empty();
+    boolean writeFailed = false;
+    boolean closed = false;
+    String writeDetail = null;
+    for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof MVStoreException m) {
+        if (m.getErrorCode() == DataUtils.ERROR_WRITING_FAILED) {
+          writeFailed = true;
+          writeDetail = writeDetail == null ? innermostMessage(m) : writeDetail;
+        } else if (m.getErrorCode() == DataUtils.ERROR_CLOSED) {
+          closed = true;
+        }
+      } else if (t instanceof SQLException s && s.getErrorCode() == DATABASE_CLOSED) {
+        closed = true;
+      }
+      if (os.isEmpty()) {
+        os = osReason(t);
+      }
+      for (Throwable s : t.getSuppressed()) {
+        if (os.isEmpty()) {
+          os = osReason(s);
+        }
+      }
+    }
+    if (os.isEmpty() && !writeFailed && !closed) {
+      Optional<String> damage = damageOf(failure);
+      return damage.isPresent() ? new Diagnosis.Damaged(damage.get()) : new Diagnosis.Other();
+    }
+    String cause = os.orElse(writeFailed ? "a write to the file failed" + (writeDetail == null ? "" : ": " + writeDetail)
+        : null);
+    return new Diagnosis.Unavailable(cause, closed);
+  }
+
+  /**
+   * The reason of a database that H2 closed, when the failure at hand does not say why: H2 gives
+   * the failed write's cause to the statement that met it, and to some that follow, not to all.
+   */
+  static final String CLOSED_ITSELF = "the database closed itself";
+
+  /** H2's error code for "The database has been closed". */
+  static final int DATABASE_CLOSED = 90098;
+
+  /** The message of the last cause in {@code t}'s chain below it, short, if there is one. */
+  private static String innermostMessage(Throwable t) {
+    Throwable last = null;
+    for (Throwable c = t.getCause(); c != null; c = c.getCause() == c ? null : c.getCause()) {
+      last = c;
+    }
+    return last == null || last.getMessage() == null ? null : h2Detail(last);
+  }
+
+  /**
+   * The operating system's reason in {@code t} itself, if it is an environment failure it names:
+   * an {@link IOException}, or H2's I/O errors 90028 and 90031, which carry the words in their message.
+   */
+  private static Optional<String> osReason(Throwable t) {
+    if (t instanceof AccessDeniedException) {
+      return Optional.of("permission denied");
+    }
+    String m = t instanceof FileSystemException f && f.getReason() != null ? f.getReason() : t.getMessage();
+    boolean io = t instanceof IOException
+        || t instanceof SQLException s && (s.getErrorCode() == 90028 || s.getErrorCode() == 90031);
+    if (!io || m == null) {
+      return Optional.empty();
+    }
+    String l = m.toLowerCase(Locale.ROOT);
+    if (l.contains("no space left on device")) {
+      return Optional.of("no space left on device");
+    } else if (l.contains("input/output error")) {
+      return Optional.of("an I/O error");
+    } else if (l.contains("read-only file system")) {
+      return Optional.of("the file system is read-only");
+    } else if (l.contains("permission denied") || l.contains("operation not permitted")) {
+      return Optional.of("permission denied");
+    } else if (l.contains("disk quota exceeded")) {
+      return Optional.of("the disk quota is exceeded");
+    } else if (l.contains("too many open files")) {
+      return Optional.of("too many open files");
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * What is damaged, if {@code failure} (an H2 exception, or one that wraps it) says the file is
+   * damaged; empty for an environment failure (see {@link #diagnose}).
+   */
   static Optional<String> of(Throwable failure) {
+    return diagnose(failure) instanceof Diagnosis.Damaged d ? Optional.of(d.reason()) : Optional.empty();
+  }
+
+  private static Optional<String> damageOf(Throwable failure) {
     for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
       if (t instanceof MVStoreException m) {
         Optional<String> r = ofStoreCode(m.getErrorCode());
@@ -134,18 +274,11 @@ final class Damage {
     String m = String.valueOf(s.getMessage()).toLowerCase(Locale.ROOT);
     return switch (s.getErrorCode()) {
       case 90030 -> Optional.of("the database finds it corrupted");
-      case 90028, 90031 -> environment(m) ? Optional.empty() : Optional.of("part of it cannot be read");
+      case 90028, 90031 -> Optional.of("part of it cannot be read");
       default -> m.contains("mvstoreexception") && (m.contains("unable to read") || m.contains("corrupt")
           || m.contains("chunk") && m.contains("not found"))
           ? Optional.of("a page of its data cannot be read") : Optional.empty();
     };
-  }
-
-  /** An I/O failure that says the environment is wrong rather than the file. */
-  private static boolean environment(String lowerMessage) {
-    return lowerMessage.contains("no space left") || lowerMessage.contains("read-only file system")
-        || lowerMessage.contains("permission denied") || lowerMessage.contains("disk quota")
-        || lowerMessage.contains("too many open files");
   }
 
   /**

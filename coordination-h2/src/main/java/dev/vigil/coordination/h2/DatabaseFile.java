@@ -29,9 +29,20 @@ final class DatabaseFile {
 
   final Path file;
   private final String base;
+  /** The H2 file system prefix of every URL, like {@code "nio:"}; {@code ""} for H2's default one. */
+  private final String fileSystem;
 
+  /** The file on H2's default file system. */
   DatabaseFile(Path file) {
+    this(file, "");
+  }
+
+  /**
+   * @param fileSystem the H2 file system the file is reached through (see {@link H2Options#fileSystem()})
+   */
+  DatabaseFile(Path file, String fileSystem) {
     Objects.requireNonNull(file, "file");
+    this.fileSystem = Objects.requireNonNull(fileSystem, "fileSystem");
     Path abs = file.toAbsolutePath().normalize();
     String name = abs.getFileName() == null ? "" : abs.getFileName().toString();
     if (!name.endsWith(SUFFIX) || name.length() == SUFFIX.length()) {
@@ -52,7 +63,7 @@ final class DatabaseFile {
    * the distinct statements of the verbs, so that every verb parsed its SQL again on a pooled session).
    */
   String url(long lockTimeoutMs, boolean appendOnly) {
-    return "jdbc:h2:file:" + base + COMMON + ";TRACE_LEVEL_FILE=4" + (appendOnly ? ";REUSE_SPACE=FALSE" : "")
+    return "jdbc:h2:file:" + fileSystem + base + COMMON + ";TRACE_LEVEL_FILE=4" + (appendOnly ? ";REUSE_SPACE=FALSE" : "")
         + ";LOCK_TIMEOUT=" + lockTimeoutMs + ";QUERY_CACHE_SIZE=" + QUERY_CACHE_SIZE;
   }
 
@@ -65,11 +76,25 @@ final class DatabaseFile {
    * harmless "This store is read-only" error; a probe that fails throws, and that is reported.
    */
   private String probeUrl() {
-    return "jdbc:h2:file:" + base + COMMON + ";TRACE_LEVEL_FILE=0;IFEXISTS=TRUE;ACCESS_MODE_DATA=r";
+    return "jdbc:h2:file:" + fileSystem + base + COMMON + ";TRACE_LEVEL_FILE=0;IFEXISTS=TRUE;ACCESS_MODE_DATA=r";
   }
 
   boolean exists() {
     return Files.exists(file);
+  }
+
+  /**
+   * The file system named by the prefix must be registered with H2: H2 would otherwise read the
+   * prefix as part of a file name on its default file system.
+   */
+  void checkFileSystem() {
+    if (fileSystem.isEmpty()) {
+      return;
+    }
+    String scheme = fileSystem.substring(0, fileSystem.length() - 1);
+    if (!scheme.equals(org.h2.store.fs.FilePath.get(fileSystem + base).getScheme())) {
+      throw refused("the H2 file system '" + fileSystem + "' is not registered in this process");
+    }
   }
 
   /** The directory must exist: H2 would create it, and a failed open must create nothing. */
@@ -114,6 +139,9 @@ final class DatabaseFile {
       size = ch.size();
       complete = size % Damage.BLOCK == 0 && Damage.holdsACompleteChunk(ch);
     } catch (IOException e) {
+      if (Damage.diagnose(e) instanceof Damage.Diagnosis.Unavailable u) {
+        throw unavailable(u.reason(), e);
+      }
       throw new CoordinationStoreException("cannot open " + file + ": " + e, e);
     }
     if (n == 0) {
@@ -196,12 +224,32 @@ final class DatabaseFile {
         + (cause == null ? "" : "; H2: " + Damage.h2Detail(cause)) + ")", cause);
   }
 
-  /** A one-line reason for an H2 error raised while opening; a damaged file is a {@link DamagedStoreException}. */
-  CoordinationStoreException openFailure(SQLException e) {
-    java.util.Optional<String> damage = Damage.of(e);
-    if (damage.isPresent()) {
-      return damaged(damage.get(), e);
+  /** An open that failed because of the environment: one line naming the file and why, in plain words. */
+  StoreUnavailableException unavailable(String reason, Throwable cause) {
+    return new StoreUnavailableException(file, reason, "cannot open " + file + ": the store is unavailable (" + reason
+        + ")", cause);
+  }
+
+  /**
+   * A one-line reason for an H2 error raised while opening; a damaged file is a
+   * {@link DamagedStoreException}, a failed environment a {@link StoreUnavailableException}.
+   */
+  CoordinationStoreException openFailure(Throwable e) {
+    Damage.Diagnosis d = Damage.diagnose(e);
+    if (d instanceof Damage.Diagnosis.Damaged damage) {
+      return damaged(damage.reason(), e);
     }
+    if (d instanceof Damage.Diagnosis.Unavailable u) {
+      return unavailable(u.reason(), e);
+    }
+    if (!(e instanceof SQLException)) {
+      return new CoordinationStoreException("cannot open " + file + ": " + Damage.h2Detail(e), e);
+    }
+    return refusal((SQLException) e);
+  }
+
+  /** An H2 error at open that is neither damage nor an outage, in one line. */
+  private CoordinationStoreException refusal(SQLException e) {
     if (e.getErrorCode() != 90020 && Damage.locked(e)) {
       return new CoordinationStoreException("cannot open " + file + ": the database is in use by another process (its "
           + "file is locked: H2 error " + e.getErrorCode() + ")", e);

@@ -29,7 +29,8 @@ final class Engine {
 
   /**
    * Opens the database at {@code url}: applies and verifies the storage settings, migrates the
-   * schema, starts the pool. On failure nothing stays open.
+   * schema, proves that the file takes a write, starts the pool. On failure nothing stays open; a
+   * failure of the environment is a {@link StoreUnavailableException}.
    */
   static Engine start(DatabaseFile db, String url, H2Options options, Tuning tuning) {
     Connection keeper;
@@ -42,17 +43,39 @@ final class Engine {
       keeper.setAutoCommit(false);
       applyStorageSettings(keeper, tuning, db);
       Schema.migrate(keeper, db.toString());
+      proveWritable(keeper);
       return new Engine(keeper, pool(url, options));
     } catch (SQLException e) {
       closeQuietly(keeper);
-      if (Damage.of(e).isPresent()) {
+      if (!(Damage.diagnose(e) instanceof Damage.Diagnosis.Other)) {
         throw db.openFailure(e);
       }
       throw new CoordinationStoreException("cannot open " + db + ": " + Transactions.oneLine(e), e);
-    } catch (RuntimeException | Error e) {
+    } catch (CoordinationStoreException e) {
+      closeQuietly(keeper);
+      throw e;
+    } catch (RuntimeException e) {
+      closeQuietly(keeper);
+      if (Damage.diagnose(e) instanceof Damage.Diagnosis.Unavailable) {
+        throw db.openFailure(e); // the pool could not start its connections
+      }
+      throw e;
+    } catch (Error e) {
       closeQuietly(keeper);
       throw e;
     }
+  }
+
+  /**
+   * Commits one write, so that an open on a file that cannot take one (a full disk, a failing
+   * device) fails now, changing nothing, rather than at the first verb: H2 opens an existing file
+   * without writing to it. Rewriting a counter row with its own value appends one small chunk.
+   */
+  private static void proveWritable(Connection keeper) throws SQLException {
+    try (Statement s = keeper.createStatement()) {
+      s.executeUpdate("UPDATE counters SET issued = issued WHERE name = 'ticket_seq'");
+    }
+    keeper.commit();
   }
 
   /**
@@ -78,7 +101,32 @@ final class Engine {
     try (Statement s = keeper.createStatement()) {
       s.execute(statement);
     } catch (SQLException e) {
+      if (Damage.diagnose(e) instanceof Damage.Diagnosis.Unavailable u) {
+        throw new StoreUnavailableException(db.file, u.reason(), db + ": clean shutdown failed: the store is unavailable ("
+            + u.reason() + ")", e);
+      }
       throw new CoordinationStoreException(db + ": clean shutdown failed: " + Transactions.oneLine(e), e);
+    } finally {
+      closeQuietly(keeper);
+    }
+  }
+
+  /**
+   * Lets go of a database that its environment failed: closes the pool (so that it opens no new
+   * session in the background), then shuts the database down without writing anything more
+   * ({@code SHUTDOWN IMMEDIATELY}, as if the process died: every acknowledged commit is in the
+   * file already), if H2 has not closed it itself. Never throws.
+   */
+  void abandon(DatabaseFile db) {
+    try {
+      pool.close();
+    } catch (RuntimeException e) {
+      LOG.debug("{}: closing the pool of an unavailable store: {}", db, e.toString());
+    }
+    try (Statement s = keeper.createStatement()) {
+      s.execute("SHUTDOWN IMMEDIATELY");
+    } catch (SQLException e) {
+      LOG.debug("{}: shutting down an unavailable store: {}", db, Transactions.oneLine(e));
     } finally {
       closeQuietly(keeper);
     }

@@ -108,6 +108,15 @@ import org.slf4j.LoggerFactory;
  * the device ({@code CHECKPOINT SYNC}) before the verb returns, so they survive a power loss or an
  * OS crash.
  *
+ * <p>When the disk fills or fails (no space left on device, an I/O error, a read-only file system,
+ * permission denied), the verb that meets it throws {@link StoreUnavailableException} naming the
+ * file and the reason, and was not acknowledged; H2 closes the database after a failed write, so
+ * from then on every verb, reads included, throws it too, even once the cause is gone. The caller
+ * keeps what it has, {@link #close() closes} this object (which writes nothing more and releases
+ * the file) and opens the file again when the cause is gone: the new store holds every decision
+ * acknowledged before. A damaged file is a {@link DamagedStoreException} instead, and a lock
+ * conflict past its retries a plain {@link CoordinationStoreException}.
+ *
  * <p>Threads: every method may be called from any thread. <b>Never interrupt a thread while it is
  * inside a method of this class</b>: H2 runs embedded in the caller's thread, and an interrupt
  * during file I/O makes the JVM close the database's file channel, which can corrupt the file.
@@ -165,7 +174,14 @@ public final class H2Coordination implements Coordination, AutoCloseable {
    *       {@code RETENTION_TIME 0} (it governs only space reuse). The settings are read back and
    *       verified.
    *   <li>Forward-only migrations bring the schema to the current version.
+   *   <li>One small write is committed: H2 opens an existing file without writing, and a store
+   *       whose disk is full or failing is refused now, changing nothing, rather than at its first
+   *       verb.
    * </ol>
+   *
+   * <p>The file is reached through the H2 file system that {@link H2Options#fileSystem()} names
+   * (H2's default one unless set; a test passes one that fails writes on demand), for every
+   * access: the read-only probe, the database, the compaction and the reopen after it.
    *
    * <p>{@link #close()} is the clean shutdown (pool closed, database compacted and closed). A
    * process that dies without it leaves the file as after {@code kill -9}: consistent, with every
@@ -176,8 +192,12 @@ public final class H2Coordination implements Coordination, AutoCloseable {
    *
    * @param databaseFile the database file, named {@code <name>.mv.db}; its directory must exist
    * @param options      durability, lock timeout, pool size and retry policy
-   * @throws CoordinationStoreException if the file cannot be opened; the one-line message names
-   *                                    the file and the cause
+   * @throws StoreUnavailableException  if the environment fails the open (a full disk, an I/O error,
+   *                                    a read-only file system, permission denied): nothing is
+   *                                    created or changed; open again once the cause is gone
+   * @throws DamagedStoreException      if the file is damaged
+   * @throws CoordinationStoreException if the file cannot be opened for another reason; the one-line
+   *                                    message names the file and the cause
    * @throws IllegalArgumentException   if the file name does not end in {@code .mv.db}
    */
   public static H2Coordination open(Path databaseFile, H2Options options) {
@@ -188,8 +208,9 @@ public final class H2Coordination implements Coordination, AutoCloseable {
   static H2Coordination open(Path databaseFile, H2Options options, Tuning tuning) {
     Objects.requireNonNull(options, "options");
     Objects.requireNonNull(tuning, "tuning");
-    DatabaseFile db = new DatabaseFile(databaseFile);
+    DatabaseFile db = new DatabaseFile(databaseFile, options.fileSystem());
     db.checkDirectory();
+    db.checkFileSystem();
     Path key = registryKey(db);
     if (!OPEN.add(key)) {
       throw db.refused("it is already open in this process");
@@ -268,6 +289,15 @@ public final class H2Coordination implements Coordination, AutoCloseable {
   /**
    * Closes the pool after the verbs in flight return, then compacts and shuts down the database
    * ({@code SHUTDOWN COMPACT}). Idempotent; any later verb throws {@link IllegalStateException}.
+   * The file is released in this process in every case, so that {@link #open} can open it again.
+   *
+   * <p>A store found unavailable ({@link StoreUnavailableException}) has let go of its database
+   * already: closing it writes nothing and does not throw. When the disk fails only during the
+   * close, H2 2.5 gives up the compaction without reporting it and leaves the file as after a crash, with
+   * every acknowledged decision.
+   *
+   * @throws CoordinationStoreException when the shutdown fails otherwise; the file is released all
+   *                                    the same, and callers that are done with the store may ignore it
    */
   @Override
   public void close() {

@@ -11,7 +11,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs each verb as one transaction on one pooled connection (autocommit off): commit on return,
- * rollback on any failure.
+ * rollback on any failure. A failure is reported as what {@link Damage#diagnose} makes of it:
+ * damage, an unavailable store, or broken infrastructure.
  *
  * <ol>
  *   <li>A lock conflict (SQLState HYT00 lock timeout, 40001 deadlock, 90131 concurrent update)
@@ -25,11 +26,21 @@ import org.slf4j.LoggerFactory;
  *       to the device with {@code CHECKPOINT SYNC} before the verb returns.
  *   <li>After a committed write transaction, when the file has grown enough ({@link Compaction}),
  *       every verb is paused (the write side of the gate waits for those in flight), the database
- *       is shut down with {@code SHUTDOWN COMPACT} and reopened. If the reopen fails, every
- *       later verb fails with that cause.
+ *       is shut down with {@code SHUTDOWN COMPACT} and reopened. If the compaction or the reopen
+ *       fails, every later verb fails with that cause (a {@link StoreUnavailableException} when
+ *       the environment failed, as in 7).
  *   <li>A failure that says the file is damaged ({@link Damage}) is a {@link DamagedStoreException};
  *       from then on no compaction runs, and the shutdown writes nothing more
  *       ({@code SHUTDOWN IMMEDIATELY}): a compaction would have to read the damaged data.
+ *   <li>A failure of the environment ({@link Damage#diagnose}: no space left on device, an I/O
+ *       error, a read-only file system, permission denied, or the database closed by H2 after
+ *       such a failed write), met by a verb, by taking a connection or by forcing to the device,
+ *       is a {@link StoreUnavailableException}, and the verb is not acknowledged. H2 closes the
+ *       database when a write fails, so the verb then takes the write side of the gate (those in
+ *       flight finish, and fail too) and lets go of the database ({@link Engine#abandon}: pool
+ *       closed, {@code SHUTDOWN IMMEDIATELY}, nothing more written). Every later verb, reads
+ *       included, fails with the same reason, also once the cause is gone; the shutdown writes
+ *       nothing. A new open uses the file again and finds every decision acknowledged before.
  *   <li>{@link #exclusive} runs a body with every other verb paused, on a database that no
  *       transaction writes meanwhile (a backup copies the file then).
  * </ol>
@@ -62,7 +73,14 @@ final class Transactions {
   /** The open database; replaced only under the write side of the gate. */
   private Engine engine;
   private boolean closed;
+  /**
+   * Why every verb fails: the compaction or reopen that failed, or the environment failure a verb
+   * met ({@link StoreUnavailableException}); set only under the write side of the gate.
+   */
   private RuntimeException broken;
+  /** The first cause of an environment failure that a verb met (like {@code no space left on device}). */
+  private final java.util.concurrent.atomic.AtomicReference<String> firstCause =
+      new java.util.concurrent.atomic.AtomicReference<>();
   /** Set when a verb found the file damaged: no compaction from then on. */
   private volatile boolean damaged;
   private final java.util.concurrent.atomic.AtomicInteger compactions = new java.util.concurrent.atomic.AtomicInteger();
@@ -98,12 +116,16 @@ final class Transactions {
 
   private <T> T run(String verb, boolean writes, Predicate<? super T> forceToDevice, Body<T> body) {
     T result;
-    gate.readLock().lock();
     try {
-      requireUsable(verb);
-      result = attempt(verb, forceToDevice, body);
-    } finally {
-      gate.readLock().unlock();
+      gate.readLock().lock();
+      try {
+        requireUsable(verb);
+        result = attempt(verb, forceToDevice, body);
+      } finally {
+        gate.readLock().unlock();
+      }
+    } catch (StoreUnavailableException e) {
+      throw abandon(e);
     }
     if (writes && compaction != null && !damaged && compaction.due()) {
       compact();
@@ -131,13 +153,19 @@ final class Transactions {
           continue;
         } catch (SQLException e) {
           rollbackQuietly(c);
-          if (isLockConflict(e) && ++lockConflicts < H2Coordination.LOCK_TIMEOUT_ATTEMPTS) {
+          if (isLockConflict(e) && firstCause.get() == null && ++lockConflicts < H2Coordination.LOCK_TIMEOUT_ATTEMPTS) {
             LOG.warn("{}: {} hit a lock conflict ({}), attempt {} of {}; running it again", file, verb,
                 e.getSQLState(), lockConflicts, H2Coordination.LOCK_TIMEOUT_ATTEMPTS);
             continue;
           }
           throw failure(verb, e, lockConflicts);
-        } catch (RuntimeException | Error e) {
+        } catch (RuntimeException | AssertionError e) {
+          rollbackQuietly(c);
+          if (firstCause.get() != null) {
+            throw unavailable(verb + " failed", new Damage.Diagnosis.Unavailable(firstCause.get(), true), e);
+          }
+          throw e;
+        } catch (Error e) {
           rollbackQuietly(c);
           throw e;
         }
@@ -161,15 +189,23 @@ final class Transactions {
     try {
       requireUsable(what);
       return attempt(what, r -> false, body);
+    } catch (StoreUnavailableException e) {
+      throw letGo(e);
     } finally {
       gate.writeLock().unlock();
     }
   }
 
-  /** Refuses a verb on a closed store, or on one whose reopen after a compaction failed; under the gate. */
+  /**
+   * Refuses a verb on a closed store, on one found unavailable, or on one whose reopen after a
+   * compaction failed; under the gate.
+   */
   private void requireUsable(String verb) {
     if (closed) {
       throw new IllegalStateException(file + ": the coordination store is closed (" + verb + ")");
+    }
+    if (broken instanceof StoreUnavailableException u) {
+      throw unavailable(verb + " failed", u.reason(), u);
     }
     if (broken != null) {
       throw new CoordinationStoreException(file + ": unusable since its reopen after a compaction failed: "
@@ -196,7 +232,8 @@ final class Transactions {
         compactions.incrementAndGet();
         LOG.debug("{}: compacted in {} ms", file, (System.nanoTime() - t0) / 1_000_000);
       } catch (RuntimeException e) {
-        broken = e;
+        broken = Damage.diagnose(e) instanceof Damage.Diagnosis.Unavailable u
+            ? unavailable("compaction or the reopen after it failed", u, e) : e;
         LOG.error("{}: compaction or the reopen after it failed; the store is unusable: {}", file, e.getMessage());
       }
     } finally {
@@ -205,8 +242,55 @@ final class Transactions {
   }
 
   /**
+   * Called by the verb that found the store unavailable, once it has left the gate: takes the
+   * write side (the verbs in flight finish, and fail too), then lets go of the database. Returns
+   * what the verb throws.
+   */
+  private StoreUnavailableException abandon(StoreUnavailableException e) {
+    gate.writeLock().lock();
+    try {
+      return letGo(e);
+    } finally {
+      gate.writeLock().unlock();
+    }
+  }
+
+  /**
+   * Under the write side of the gate: keeps the failure as the answer to every later verb and lets
+   * go of the database ({@link Engine#abandon}), which H2 has usually closed itself after the
+   * failed write. Only a close and a new open use the file again. Returns {@code e} with the cause
+   * that a verb in flight met, when {@code e} says only that H2 closed the database: every verb in
+   * flight has reported its failure by the time the write side is held.
+   */
+  private StoreUnavailableException letGo(StoreUnavailableException e) {
+    StoreUnavailableException told = withKnownCause(e);
+    if (closed || broken != null) {
+      return told;
+    }
+    broken = told;
+    LOG.error("{}: the store is unavailable ({}); every verb fails until it is closed and opened again", file,
+        told.reason());
+    engine.abandon(file);
+    return told;
+  }
+
+  /** {@code e}, or when it says only that H2 closed the database and a verb met the cause, {@code e} naming it. */
+  private StoreUnavailableException withKnownCause(StoreUnavailableException e) {
+    String cause = firstCause.get();
+    if (cause == null || !e.reason().equals(Damage.CLOSED_ITSELF)) {
+      return e;
+    }
+    String tail = UNAVAILABLE + e.reason() + ")";
+    String m = e.getMessage();
+    String what = m.endsWith(tail) ? m.substring(0, m.length() - tail.length()) : m + ": ";
+    String reason = new Damage.Diagnosis.Unavailable(cause, true).reason();
+    return new StoreUnavailableException(file.file, reason, what + UNAVAILABLE + reason + ")", e.getCause());
+  }
+
+  /**
    * Waits for transactions in flight, refuses new ones, closes the pool and shuts the database
-   * down with {@code SHUTDOWN COMPACT}. Idempotent.
+   * down with {@code SHUTDOWN COMPACT}. Idempotent. A store found unavailable, or whose reopen
+   * after a compaction failed, has let go of its database already: nothing is written then.
    */
   void shutdown() {
     gate.writeLock().lock();
@@ -233,6 +317,9 @@ final class Transactions {
     try {
       return engine.pool.getConnection();
     } catch (SQLException e) {
+      if (Damage.diagnose(e) instanceof Damage.Diagnosis.Unavailable u) {
+        throw unavailable(verb + " failed", u, e);
+      }
       throw new CoordinationStoreException(file + ": no database connection for " + verb + ": " + oneLine(e), e);
     }
   }
@@ -241,13 +328,49 @@ final class Transactions {
     try (Statement s = c.createStatement()) {
       s.execute("CHECKPOINT SYNC");
     } catch (SQLException e) {
+      if (Damage.diagnose(e) instanceof Damage.Diagnosis.Unavailable u) {
+        throw unavailable(verb + " committed, but could not be forced to the device, so it may not survive a power"
+            + " loss", u, e);
+      }
       throw new CoordinationStoreException(file + ": " + verb + " committed, but CHECKPOINT SYNC failed, so it may"
           + " not survive a power loss: " + oneLine(e), e);
     }
   }
 
+  private static final String UNAVAILABLE = "the store is unavailable (";
+
+  /**
+   * The store is unavailable: {@code <file>: <what>: the store is unavailable (<reason>)}; the first
+   * cause met is kept for {@link #withKnownCause}.
+   */
+  private StoreUnavailableException unavailable(String what, Damage.Diagnosis.Unavailable u, Throwable cause) {
+    if (u.cause() != null) {
+      firstCause.compareAndSet(null, u.cause());
+    }
+    return unavailable(what, u.reason(), cause);
+  }
+
+  private StoreUnavailableException unavailable(String what, String reason, Throwable cause) {
+    return new StoreUnavailableException(file.file, reason, file + ": " + what + ": " + UNAVAILABLE + reason + ")",
+        cause);
+  }
+
+  /**
+   * What a verb's SQL failure is reported as. Once a verb has met a failure of the environment, H2
+   * has closed the database, so any failure of a verb in flight (a lock timeout behind a
+   * transaction that can no longer end, a closed session) is that unavailability.
+   */
   private CoordinationStoreException failure(String verb, SQLException e, int lockConflicts) {
-    java.util.Optional<String> damage = Damage.of(e);
+    Damage.Diagnosis diagnosis = Damage.diagnose(e);
+    if (diagnosis instanceof Damage.Diagnosis.Other && firstCause.get() != null) {
+      diagnosis = new Damage.Diagnosis.Unavailable(firstCause.get(), true);
+    }
+    if (diagnosis instanceof Damage.Diagnosis.Unavailable u) {
+      LOG.error("{}: {} found the store unavailable ({}): {}", file, verb, u.reason(), oneLine(e));
+      return unavailable(verb + " failed", u, e);
+    }
+    java.util.Optional<String> damage = diagnosis instanceof Damage.Diagnosis.Damaged d
+        ? java.util.Optional.of(d.reason()) : java.util.Optional.empty();
     if (damage.isPresent()) {
       damaged = true;
       LOG.error("{}: {} found the file damaged ({}): {}", file, verb, damage.get(), oneLine(e));
@@ -277,19 +400,29 @@ final class Transactions {
     return (nl < 0 ? m : m.substring(0, nl)).strip() + " (SQLState " + e.getSQLState() + ")";
   }
 
+  /**
+   * Rolls back after a failure, which is reported; a failure of the rollback itself is only logged.
+   * On a database that H2 closed after a failed write, the rollback fails: with 90098, or (H2
+   * 2.5.252 run with {@code -ea}) with an {@link AssertionError} of H2's own version bookkeeping.
+   */
   private static void rollbackQuietly(Connection c) {
     try {
       c.rollback();
     } catch (SQLException e) {
       LOG.warn("rollback failed: {}", oneLine(e));
+    } catch (RuntimeException | AssertionError e) {
+      LOG.warn("rollback failed: {}", e.toString());
     }
   }
 
+  /** Returns the connection to the pool (HikariCP rolls back what is left); failures as {@link #rollbackQuietly}. */
   private static void closeQuietly(Connection c) {
     try {
       c.close();
     } catch (SQLException e) {
       LOG.warn("closing a pooled connection failed: {}", oneLine(e));
+    } catch (RuntimeException | AssertionError e) {
+      LOG.warn("closing a pooled connection failed: {}", e.toString());
     }
   }
 }
