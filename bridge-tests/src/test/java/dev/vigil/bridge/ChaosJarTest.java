@@ -15,14 +15,20 @@ import dev.vigil.launcher.internal.JournalFile;
 import dev.vigil.launcher.internal.Wire;
 import dev.vigil.worker.process.GroupSignal;
 import dev.vigil.worker.process.Processes;
+import dev.vigil.worker.protocol.Message;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
@@ -51,10 +57,19 @@ import org.junit.jupiter.api.io.TempDir;
  *   <li>{@link CoordinationInvariants} hold on the H2 file, opened after the daemon stopped.
  * </ul>
  *
- * Submissions made while the daemon restarts are refused (no daemon) and retried with the same
- * idempotency key, so a retry never makes a second ticket. The test prints one line of figures.
- * Size: {@code -Dvigil.chaos.tasks}, {@code -Dvigil.chaos.daemonKills},
- * {@code -Dvigil.chaos.workerKills}, seed {@code -Dvigil.chaos.seed} (the {@code soak} profile
+ * The home is a tmpfs of its own ({@value #DISK_MIB} MiB) where mounting works (root, as in CI),
+ * and during the faults its disk fills up {@code -Dvigil.chaos.diskFulls} times (default 2): a
+ * filler file takes every free byte for a few seconds while tasks run, then goes. Throughout such
+ * an episode {@code vigil status} must answer, with exit 0 or 5 (the store is unavailable, D5),
+ * never with "no daemon"; what the store could not record while the disk was full, the daemon
+ * recovers once there is room, and the checks above hold all the same. Where nothing can be
+ * mounted the episodes are skipped, and the test says so.
+ *
+ * <p>Submissions made while the daemon restarts (no daemon) or while its store is unavailable
+ * (exit 5) are refused and retried with the same idempotency key, so a retry never makes a second
+ * ticket. The test prints one line of figures. Size: {@code -Dvigil.chaos.tasks},
+ * {@code -Dvigil.chaos.daemonKills}, {@code -Dvigil.chaos.workerKills},
+ * {@code -Dvigil.chaos.diskFulls}, seed {@code -Dvigil.chaos.seed} (the {@code soak} profile
  * raises them).
  */
 @Tag("slow")
@@ -63,6 +78,18 @@ class ChaosJarTest {
   private static final int TASKS = Integer.getInteger("vigil.chaos.tasks", 300);
   private static final int DAEMON_KILLS = Integer.getInteger("vigil.chaos.daemonKills", 15);
   private static final int WORKER_KILLS = Integer.getInteger("vigil.chaos.workerKills", 15);
+  private static final int DISK_FULLS = Integer.getInteger("vigil.chaos.diskFulls", 2);
+  /** The size of the home's own file system, MiB: room for a run of normal size, and quick to fill. */
+  private static final int DISK_MIB = 256;
+  /** How long the disk stays full in an episode, at least, ms. */
+  private static final long FULL_FOR_MS = 5_000;
+  /**
+   * How long a submission waits for its reply before it is sent again (with the same key): longer
+   * than any answer of a loaded daemon, and far shorter than the test.
+   */
+  private static final long SUBMIT_WAIT_MS = 20_000;
+  /** The file that fills the home's disk in an episode. */
+  private static final String FILLER = "filler";
   private static final long SEED = Long.getLong("vigil.chaos.seed", System.nanoTime());
   private static final Set<String> RESTING = Set.of("SUCCEEDED", "FAILED", "HELD", "CANCELLED");
 
@@ -72,6 +99,8 @@ class ChaosJarTest {
   private JarBuilds builds;
   private Home home;
   private final List<Long> daemons = new ArrayList<>();
+  /** The home when it is a tmpfs of its own, to be unmounted after the test. */
+  private Path mounted;
 
   @AfterEach
   void cleanup() throws Exception {
@@ -83,6 +112,109 @@ class ChaosJarTest {
         Processes.signalWhatIsLeft(id, GroupSignal.KILL);
       }
     }
+    if (mounted != null) {
+      Files.deleteIfExists(mounted.resolve(FILLER));
+      boolean unmounted = false;
+      for (int i = 0; i < 20 && !unmounted; i++) {
+        unmounted = system("umount", mounted.toString()).code() == 0;
+        if (!unmounted) {
+          Thread.sleep(250); // the killed processes let go of their files
+        }
+      }
+      if (!unmounted) {
+        JarBuilds.Result lazy = system("umount", "-l", mounted.toString());
+        assertEquals(0, lazy.code(), "umount -l " + mounted + ": " + lazy.out());
+      }
+    }
+  }
+
+  /** Runs a system command to its end; its stdout and stderr together. */
+  private static JarBuilds.Result system(String... cmd) throws Exception {
+    Process p;
+    try {
+      p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    } catch (IOException e) {
+      return new JarBuilds.Result(127, String.valueOf(e.getMessage()), "");
+    }
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+    assertTrue(p.waitFor(60, TimeUnit.SECONDS), String.join(" ", cmd) + " finished");
+    return new JarBuilds.Result(p.exitValue(), out, "");
+  }
+
+  /** Mounts a tmpfs of {@value #DISK_MIB} MiB on the (empty) home; empty when it can, else why not. */
+  private Optional<String> mountHome(Path dir) throws Exception {
+    JarBuilds.Result m = system("mount", "-t", "tmpfs", "-o", "size=" + DISK_MIB + "m,mode=0700", "tmpfs", dir.toString());
+    if (m.code() != 0) {
+      return Optional.of("cannot mount a tmpfs on " + dir + " (" + (m.out().isEmpty() ? "exit " + m.code() : m.out())
+          + ")");
+    }
+    mounted = dir;
+    Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
+    return Optional.empty();
+  }
+
+  /** What the disk-full episodes saw. */
+  private static final class DiskFulls {
+    int episodes;
+    /** Episodes in which the store was seen unavailable. */
+    int outages;
+    int statusOk;
+    int statusUnavailable;
+    long filledMiB;
+    final AtomicInteger refused = new AtomicInteger();
+    final AtomicInteger unanswered = new AtomicInteger();
+  }
+
+  /**
+   * One disk-full episode: a filler file takes every free byte of the home's file system for at
+   * least {@value #FULL_FOR_MS} ms and two answers of {@code vigil status}, each of which must be
+   * exit 0 or 5 (the store is unavailable), never "no daemon"; then the filler goes.
+   */
+  private void diskFull(Build jar, DiskFulls d) throws Exception {
+    Path filler = home.dir().resolve(FILLER);
+    long start = System.nanoTime();
+    long bytes;
+    ByteBuffer chunk = ByteBuffer.allocate(1 << 20);
+    try (FileChannel ch = FileChannel.open(filler, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+      try {
+        while (true) {
+          chunk.clear();
+          while (chunk.hasRemaining()) {
+            ch.write(chunk);
+          }
+        }
+      } catch (IOException e) {
+        assertTrue(String.valueOf(e.getMessage()).contains("No space left"), "the disk is full: " + e);
+      }
+      bytes = ch.size();
+    }
+    d.episodes++;
+    d.filledMiB += bytes >> 20;
+    boolean outage = false;
+    int answers = 0;
+    try {
+      while (answers < 2 || System.nanoTime() - start < TimeUnit.MILLISECONDS.toNanos(FULL_FOR_MS)) {
+        JarBuilds.Result s = builds.run(jar, home.dir(), "status");
+        assertTrue(s.code() == 0 || s.code() == 5, "vigil status answers on a full disk (exit 0, or 5: the store is "
+            + "unavailable), exit " + s.code() + ": " + s.out() + s.err());
+        if (s.code() == 5) {
+          assertTrue(s.out().contains("the store is unavailable: ") && s.out().contains("; running work continues; "
+              + "nothing new starts"), s.out());
+          d.statusUnavailable++;
+          outage = true;
+        } else {
+          d.statusOk++;
+        }
+        answers++;
+      }
+    } finally {
+      Files.delete(filler);
+    }
+    if (outage) {
+      d.outages++;
+    }
+    long daemon = daemons.get(daemons.size() - 1);
+    assertTrue(JarBuilds.alive(daemon), "the daemon (pid " + daemon + ") lived through the full disk");
   }
 
   private record Interval(String run, long pid, double start, double end) {}
@@ -91,8 +223,13 @@ class ChaosJarTest {
   void chaos_killedDaemonsAndWorkers_noDoubleSpawn_noLostOutcome_attemptsExact_everyTicketSettles() throws Exception {
     SplittableRandom rng = new SplittableRandom(SEED);
     builds = new JarBuilds(tmp);
-    Build jar = new Build(JarBuilds.VIGIL_JAR, "", "");
+    // a copy of its own: a rebuild of the jar while the test runs changes nothing under its daemons
+    Build jar = new Build(Files.copy(JarBuilds.VIGIL_JAR, tmp.resolve("vigil.jar")), "", "");
     home = new Home(builds.home("home"));
+    Optional<String> noDisk = DISK_FULLS > 0 ? mountHome(home.dir()) : Optional.of("-Dvigil.chaos.diskFulls=0");
+    noDisk.ifPresent(why -> System.out.println("chaos: the disk-full episodes are skipped: " + why));
+    int diskFulls = noDisk.isPresent() ? 0 : DISK_FULLS;
+    DiskFulls full = new DiskFulls();
     Path log = tmp.resolve("intervals.log");
     Path config = tmp.resolve("vigil.json");
     Files.writeString(config, """
@@ -124,14 +261,24 @@ class ChaosJarTest {
               + log + "; sleep " + seconds + "; read up x < /proc/uptime; echo \"end $r $$ $up\" >> " + log
               + "; case $r in *.1) exit " + first + ";; *) exit " + later + ";; esac");
           while (true) {
+            long sent = System.nanoTime();
             try {
-              ObjectNode reply = Control.command(home.socket(), "submit", a);
+              ObjectNode reply = Control.call(home.socket(), new Message.Command("submit", a), SUBMIT_WAIT_MS);
+              if (reply.path("kind").asText().equals("Unavailable")) {
+                full.refused.incrementAndGet(); // the disk is full: refused (exit 5), retried with the same key
+                retries.incrementAndGet();
+                Thread.sleep(200);
+                continue;
+              }
               assertEquals("Submitted", reply.path("kind").asText(), reply.toString());
               synchronized (tickets) {
                 tickets.put(n, reply.path("ticket").path("id").asText());
               }
               break;
             } catch (Control.NoDaemon e) {
+              if (System.nanoTime() - sent >= TimeUnit.MILLISECONDS.toNanos(SUBMIT_WAIT_MS)) {
+                full.unanswered.incrementAndGet();
+              }
               retries.incrementAndGet(); // the daemon restarts: part of the chaos, not a failure
               Thread.sleep(200);
             }
@@ -148,9 +295,13 @@ class ChaosJarTest {
     int workerKills = 0;
     long chaosUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(Math.max(60, TASKS / 3));
     long chaosMs = TimeUnit.NANOSECONDS.toMillis(chaosUntil - System.nanoTime());
-    long pause = chaosMs / (DAEMON_KILLS + WORKER_KILLS + 1);
+    int events = DAEMON_KILLS + WORKER_KILLS;
+    long pause = Math.max(100, (chaosMs - diskFulls * FULL_FOR_MS) / (events + 1));
     while (daemonKills < DAEMON_KILLS || workerKills < WORKER_KILLS) {
       Thread.sleep(pause / 2 + rng.nextLong(pause));
+      if (full.episodes < diskFulls && daemonKills + workerKills >= (full.episodes + 1) * events / (diskFulls + 1)) {
+        diskFull(jar, full);
+      }
       boolean killDaemon = workerKills >= WORKER_KILLS || (daemonKills < DAEMON_KILLS && rng.nextBoolean());
       if (killDaemon) {
         long pid = daemons.get(daemons.size() - 1);
@@ -266,10 +417,24 @@ class ChaosJarTest {
     long adoptions = journal().stream().filter(e -> e.path("event").asText().equals("Recovered")
         && Set.of("READOPT", "ADOPT_CLAIM").contains(e.path("action").asText())).count();
     long size = Files.size(home.databaseFile());
-    System.out.printf("chaos: %d tasks, %d daemon kills, %d worker kills, %d adoptions, %d double spawns, %d lost "
-            + "outcomes, %d submissions retried, %d runs, H2 file %d KiB, %.0f s (seed %d: -Dvigil.chaos.seed=%d)%n",
-        TASKS, daemonKills, workerKills, adoptions, doubleSpawns, lostOutcomes, retries.get(), snapshot.runs().size(),
-        size / 1024, (System.nanoTime() - t0) / 1e9, SEED, SEED);
+    String disk = noDisk.isPresent() ? "disk-full episodes skipped"
+        : String.format("%d disk-full episodes (%d MiB filled, %d with the store unavailable; vigil status answered %d "
+            + "times with 5, %d with 0; %d submissions refused as unavailable, %d unanswered within %d s)",
+        full.episodes, full.filledMiB, full.outages, full.statusUnavailable, full.statusOk, full.refused.get(),
+        full.unanswered.get(), SUBMIT_WAIT_MS / 1000);
+    // read leniently: a line cut by the full disk may end inside a character
+    List<String> daemonLog = new String(Files.readAllBytes(home.logs().resolve("daemon.log")), StandardCharsets.UTF_8)
+        .lines().toList();
+    String outagesLogged = String.format("daemon.log: %d store outages began, %d ended, %d changed",
+        daemonLog.stream().filter(l -> l.contains("the store is unavailable: ")).count(),
+        daemonLog.stream().filter(l -> l.contains("the store is back after ")).count(),
+        daemonLog.stream().filter(l -> l.contains("the store is still unavailable")).count());
+    System.out.printf("chaos: %d tasks, %d daemon kills, %d worker kills, %s, %s, "
+            + "%d adoptions, %d double spawns, %d lost outcomes, %d submissions retried, %d runs, H2 file %d KiB, %.0f s "
+            + "(seed %d: -Dvigil.chaos.seed=%d)%n",
+        TASKS, daemonKills, workerKills, disk, outagesLogged, adoptions, doubleSpawns, lostOutcomes, retries.get(),
+        snapshot.runs().size(), size / 1024, (System.nanoTime() - t0) / 1e9, SEED, SEED);
+    assertEquals(diskFulls, full.episodes, "every disk-full episode took place");
     assertEquals(List.of(), overlaps, "C1 no double spawn (seed " + SEED + ")");
     assertEquals(List.of(), miscounted, "Q1/Q2 attempts equal the runs that spend one (seed " + SEED + ")");
     assertEquals(List.of(), lost, "no outcome a worker wrote is missing from the store (seed " + SEED + ")");
