@@ -124,10 +124,14 @@ public final class Engine {
       boolean reconcile = nowMonoMs - lastReconcileMonoMs >= ctx.ms(Timeout.RECONCILE);
       if (reconcile) {
         lastReconcileMonoMs = nowMonoMs;
-        ctx.occupancy.recount();
-        tasks.reconcile(false, nowMonoMs, nowWallMs);
+        if (tasks.reconcile(false, nowMonoMs, nowWallMs)) {
+          status.storeMayHaveChanged();
+        }
       }
       boolean busy = busy(nowMonoMs);
+      if (!tasks.isEmpty() || !lifecycle.steady()) {
+        status.storeMayHaveChanged(); // a run moves on, or the daemon's own shutdown does
+      }
       tasks.tick(nowMonoMs, nowWallMs);
       services.tick(reconcile, nowMonoMs, nowWallMs);
       lifecycle.advance(nowMonoMs, nowWallMs);
@@ -136,6 +140,7 @@ public final class Engine {
       boolean freed = ctx.occupancy.takeFreed();
       if (lifecycle.dispatches() && (dispatchWanted || busy || freed || nowWallMs >= nextDueWallMs)) {
         dispatchWanted = false;
+        status.storeMayHaveChanged();
         nextDueWallMs = scheduler.dispatch(nowMonoMs, nowWallMs);
       }
     }
@@ -193,6 +198,7 @@ public final class Engine {
   public void onExit(ProcessExit exit, long nowMonoMs, long nowWallMs) {
     Objects.requireNonNull(exit, "exit");
     advanceClock(nowMonoMs, nowWallMs);
+    status.storeMayHaveChanged();
     if (lifecycle.stopped()) {
       return;
     }
@@ -213,6 +219,7 @@ public final class Engine {
   public ToWorker onHello(WorkerMessage.Hello hello, long nowMonoMs, long nowWallMs) {
     Objects.requireNonNull(hello, "hello");
     advanceClock(nowMonoMs, nowWallMs);
+    status.storeMayHaveChanged();
     dispatchWanted = true; // a hello may recover a run nobody supervised, and settle it
     if (lifecycle.stopped()) {
       return new ToWorker.AdoptDenied("the daemon is shutting down");
@@ -232,6 +239,7 @@ public final class Engine {
     Objects.requireNonNull(from, "from");
     Objects.requireNonNull(message, "message");
     advanceClock(nowMonoMs, nowWallMs);
+    status.storeMayHaveChanged();
     if (message instanceof WorkerMessage.Quiesced) {
       lifecycle.onQuiesced(from, nowMonoMs, nowWallMs);
     } else if (message instanceof WorkerMessage.Busy b) {
@@ -258,6 +266,7 @@ public final class Engine {
     Objects.requireNonNull(command, "command");
     Objects.requireNonNull(replyTo, "replyTo");
     advanceClock(nowMonoMs, nowWallMs);
+    status.storeMayHaveChanged();
     dispatchWanted = true; // a submit, a release, an unpark, a resume...: dispatch at once
     if (command instanceof Command.Shutdown s) {
       lifecycle.shutdown(s.mode(), replyTo, nowMonoMs, nowWallMs);

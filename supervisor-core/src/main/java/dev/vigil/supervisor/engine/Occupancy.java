@@ -26,6 +26,22 @@ final class Occupancy {
 
   /** Live runs per lane (lanes without any are absent). */
   Map<Lane, Integer> perLane() {
+    return Map.copyOf(counted());
+  }
+
+  /**
+   * Live runs in every lane, configured or not; zero means the store had no live run when last
+   * counted (each live run's ticket is LEASED, C1) and the engine has claimed none since.
+   */
+  int total() {
+    int n = 0;
+    for (int v : counted().values()) {
+      n += v;
+    }
+    return n;
+  }
+
+  private Map<Lane, Integer> counted() {
     if (live == null) {
       Map<Lane, Integer> counted = new HashMap<>();
       for (Ticket t : store.tickets(TicketQuery.all().inState(TicketState.LEASED))) {
@@ -33,7 +49,7 @@ final class Occupancy {
       }
       live = counted;
     }
-    return Map.copyOf(live);
+    return live;
   }
 
   int of(Lane lane) {

@@ -34,7 +34,19 @@ final class Reconciler {
     this.recovery = recovery;
   }
 
-  void reconcile(boolean atBoot, long nowMonoMs, long nowWallMs) {
+  /**
+   * One pass; returns whether it looked at any run. The live runs are counted first ({@link
+   * Occupancy}, Q11): when this daemon supervises none and the store has none (each live run's ticket
+   * is LEASED, C1), there is nothing to renew, look at or recover, and the pass reads nothing more. A
+   * run claimed by any other owner is in that count, so the pass that follows its claim recovers it or
+   * leaves it to its live owner, as before.
+   */
+  boolean reconcile(boolean atBoot, long nowMonoMs, long nowWallMs) {
+    ctx.occupancy.recount();
+    if (table.isEmpty() && ctx.occupancy.total() == 0) {
+      recovery.noneLive();
+      return false;
+    }
     renew(nowWallMs);
     for (TaskTable.Tracked t : table.all()) {
       if (!table.current(t)) {
@@ -57,6 +69,8 @@ final class Reconciler {
       }
     }
     recovery.recoverUnsupervised(atBoot, nowMonoMs, nowWallMs);
+    ctx.occupancy.recount(); // the pass may have settled or rolled back runs: count again when next asked
+    return true;
   }
 
   private void renew(long nowWallMs) {

@@ -61,6 +61,11 @@ final class Recovery {
     }
   }
 
+  /** The store has no live run: nothing to recover, and none is left to a live owner. */
+  void noneLive() {
+    leftAlone.clear();
+  }
+
   /** Recovers one live run this daemon does not supervise (a worker of it said hello). */
   void recover(Run r, long nowMonoMs, long nowWallMs) {
     recover(r, false, new HashMap<>(), nowMonoMs, nowWallMs);

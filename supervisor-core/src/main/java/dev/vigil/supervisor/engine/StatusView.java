@@ -12,12 +12,22 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeSet;
 
 /**
  * The daemon's status (D1): what {@code daemon.json} and {@code vigil status} show, made from the
  * store and from what the task and service sides expose of their own phases, and published every
  * {@code heartbeat} through the {@link dev.vigil.supervisor.engine.port.StatusBoard}.
+ *
+ * <p>An idle daemon publishes without reading the store again: while it supervises no run and the
+ * store has no live run (the occupied slots, counted at each reconcile pass, are all free: no run
+ * to show, C1), and nothing has happened since the last status read the store (no event, no
+ * command, no dispatch, no run to move on, no reconcile pass that found a run: the engine is the
+ * store's only writer while it runs, D2), the store's part of the status (waiting and parked
+ * tickets, parked lanes, ticket counts) is the one read then. The heartbeat itself is published
+ * every {@code heartbeat} as before, with its own time, state and services. {@code vigil status}
+ * ({@link #status}) always reads the store.
  */
 final class StatusView {
   private final Ctx ctx;
@@ -26,6 +36,17 @@ final class StatusView {
   private final Scheduler scheduler;
   private final DaemonLiveness liveness;
   private long lastBeatMonoMs;
+  /** The store's part of the last status made while idle, or null. */
+  private StorePart idlePart;
+  /** Whether the engine may have written to the store since {@link #idlePart} was read. */
+  private boolean storeMayHaveChanged = true;
+
+  /**
+   * What an idle status takes from the store: READY tickets per lane (not parked, parked), parked
+   * lanes and the ticket counts.
+   */
+  private record StorePart(Map<Lane, Integer> ready, Map<Lane, Integer> parkedTickets, Set<Lane> parked,
+                           Map<TicketState, Integer> counts) {}
 
   StatusView(Ctx ctx, Tasks tasks, Services services, Scheduler scheduler) {
     this.ctx = ctx;
@@ -47,32 +68,59 @@ final class StatusView {
     return liveness.nextBeatMonoMs(lastBeatMonoMs);
   }
 
-  void publish(long nowMonoMs, long nowWallMs, Status.State state) {
-    lastBeatMonoMs = nowMonoMs;
-    ctx.statusBoard().publish(status(nowMonoMs, nowWallMs, state));
+  /**
+   * The engine may have written to the store (an event, a command, a dispatch, a run that moved on,
+   * a reconcile pass that looked at runs): the next status reads it again.
+   */
+  void storeMayHaveChanged() {
+    storeMayHaveChanged = true;
   }
 
-  /** The status as of now, the daemon being in {@code state}. */
-  Status status(long nowMonoMs, long nowWallMs, Status.State state) {
+  void publish(long nowMonoMs, long nowWallMs, Status.State state) {
+    lastBeatMonoMs = nowMonoMs;
     Map<Lane, Integer> occupied = scheduler.occupancy();
+    boolean idle = tasks.isEmpty() && occupied.isEmpty();
+    if (!idle) {
+      idlePart = null;
+      ctx.statusBoard().publish(make(occupied, readPart(), ctx.store.liveRuns(), nowMonoMs, nowWallMs, state));
+      return;
+    }
+    if (idlePart == null || storeMayHaveChanged) {
+      idlePart = readPart();
+      storeMayHaveChanged = false;
+    }
+    ctx.statusBoard().publish(make(occupied, idlePart, List.of(), nowMonoMs, nowWallMs, state));
+  }
+
+  /** The status as of now, the daemon being in {@code state}, read from the store. */
+  Status status(long nowMonoMs, long nowWallMs, Status.State state) {
+    return make(scheduler.occupancy(), readPart(), ctx.store.liveRuns(), nowMonoMs, nowWallMs, state);
+  }
+
+  private StorePart readPart() {
     Map<Lane, Integer> ready = new HashMap<>();
     Map<Lane, Integer> parkedTickets = new HashMap<>();
     for (Ticket t : ctx.store.tickets(TicketQuery.all().inState(TicketState.READY))) {
       (t.parked() ? parkedTickets : ready).merge(t.lane(), 1, Integer::sum);
     }
-    var parked = ctx.store.parkedLanes();
+    return new StorePart(ready, parkedTickets, ctx.store.parkedLanes(), ctx.store.countsByState());
+  }
+
+  private Status make(Map<Lane, Integer> occupied, StorePart part, List<Run> live, long nowMonoMs, long nowWallMs,
+      Status.State state) {
     List<Status.LaneStatus> lanes = new ArrayList<>();
     for (EngineConfig.LaneLimit l : ctx.config.lanes()) {
       lanes.add(new Status.LaneStatus(l.lane(), l.concurrency(), occupied.getOrDefault(l.lane(), 0),
-          ready.getOrDefault(l.lane(), 0), parkedTickets.getOrDefault(l.lane(), 0), parked.contains(l.lane())));
+          part.ready().getOrDefault(l.lane(), 0), part.parkedTickets().getOrDefault(l.lane(), 0),
+          part.parked().contains(l.lane())));
     }
     List<Status.RunStatus> runs = new ArrayList<>();
-    for (Run r : ctx.store.liveRuns()) {
+    for (Run r : live) {
       runs.add(runStatus(r));
     }
     return new Status(Status.SCHEMA, ctx.me, ctx.self.pid(), ctx.self.startTicks(), ctx.config.build(),
         ctx.config.version(), ctx.config.protocol(), ctx.bootWallMs, nowWallMs, state, lanes, runs,
-        services.statuses(nowMonoMs), new TreeSet<>(parked), ctx.store.countsByState(), ctx.recentSettlements());
+        services.statuses(nowMonoMs), new TreeSet<>(part.parked()), part.counts(), ctx.recentSettlements());
   }
 
   private Status.RunStatus runStatus(Run r) {

@@ -77,9 +77,12 @@ final class Tasks {
     handoffs.launch(g, nowMonoMs, nowWallMs);
   }
 
-  /** The reconcile pass ({@link Reconciler}); {@code atBoot} for the boot's recovery of every live run. */
-  void reconcile(boolean atBoot, long nowMonoMs, long nowWallMs) {
-    reconciler.reconcile(atBoot, nowMonoMs, nowWallMs);
+  /**
+   * The reconcile pass ({@link Reconciler}); {@code atBoot} for the boot's recovery of every live run.
+   * Returns whether it looked at any run (false: none supervised here and none live in the store).
+   */
+  boolean reconcile(boolean atBoot, long nowMonoMs, long nowWallMs) {
+    return reconciler.reconcile(atBoot, nowMonoMs, nowWallMs);
   }
 
   /** Moves every run on: handoffs, rollbacks, reported exits, stops, go. */
