@@ -194,6 +194,9 @@ class StoreOutageDaemonTest {
     assertTrue(refused.err().contains(unavailableLine("an I/O error")), refused.err());
     JsonNode s = untilUnavailable(n -> n.path("store").path("failedReopenAttempts").asInt() >= 2);
     assertEquals("an I/O error", s.path("store").path("reason").asText());
+    Cli watch = vigil("watch", "--once");
+    assertEquals(0, watch.code(), watch.err());
+    assertTrue(watch.out().contains(unavailableLine("an I/O error") + " (since "), "watch shows it: " + watch.out());
     FaultyFileSystem.failWrites(home, FaultyFileSystem.Fault.NO_SPACE);
     s = untilUnavailable(n -> n.path("store").path("reason").asText().equals("no space left on device"));
     long since = s.path("store").path("sinceWallMs").asLong();
