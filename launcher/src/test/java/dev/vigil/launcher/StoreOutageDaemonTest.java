@@ -156,6 +156,16 @@ class StoreOutageDaemonTest {
     assertEquals("no space left on device", s.path("store").path("reason").asText());
     assertEquals(home.resolve("vigil.mv.db").toString(), s.path("store").path("file").asText());
     assertTrue(s.path("store").path("sinceWallMs").asLong() <= System.currentTimeMillis());
+    java.util.Map<String, String> fields = new java.util.TreeMap<>();
+    s.properties().forEach(f -> {
+      if (f.getValue().isObject()) {
+        f.getValue().properties().forEach(g -> fields.put(f.getKey() + "." + g.getKey(), JsonShapesTest.typeOf(g.getValue())));
+      } else {
+        fields.put(f.getKey(), JsonShapesTest.typeOf(f.getValue()));
+      }
+    });
+    assertEquals(new java.util.TreeMap<>(JsonShapesTest.shapes().get("store unavailable")), fields,
+        "status --json during an outage is documented field by field in CLI.md");
     assertEquals(5, vigil("down").code(), "nothing stops the daemon through its store meanwhile");
     assertEquals(5, vigil("store", "check").code());
     assertTrue(daemon.outage().isPresent());

@@ -429,7 +429,7 @@ public final class Daemon implements AutoCloseable {
       safely(r);
     }
     LOG.info("the daemon stops{}", engine != null && engine.stopped() ? " (shutdown complete)"
-        : "; workers are left running (D4)");
+        : "; workers are left running");
     release();
     done.complete(null);
   }
