@@ -18,4 +18,14 @@ public class CoordinationStoreException extends RuntimeException {
   public CoordinationStoreException(String message, Throwable cause) {
     super(message, cause);
   }
+
+  /** The first {@code type} in {@code t}'s chain of causes ({@code t} itself first), if any. */
+  public static <T extends CoordinationStoreException> java.util.Optional<T> in(Throwable t, Class<T> type) {
+    for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+      if (type.isInstance(c)) {
+        return java.util.Optional.of(type.cast(c));
+      }
+    }
+    return java.util.Optional.empty();
+  }
 }

@@ -38,14 +38,6 @@ public final class DamagedStoreException extends CoordinationStoreException {
 
   /** The first {@link DamagedStoreException} in {@code t}'s chain of causes, if any. */
   public static java.util.Optional<DamagedStoreException> in(Throwable t) {
-    for (Throwable c = t; c != null; c = c.getCause()) {
-      if (c instanceof DamagedStoreException d) {
-        return java.util.Optional.of(d);
-      }
-      if (c.getCause() == c) {
-        break;
-      }
-    }
-    return java.util.Optional.empty();
+    return in(t, DamagedStoreException.class);
   }
 }

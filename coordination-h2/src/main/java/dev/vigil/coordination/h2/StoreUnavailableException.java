@@ -40,11 +40,6 @@ public final class StoreUnavailableException extends CoordinationStoreException 
 
   /** The first {@link StoreUnavailableException} in {@code t}'s chain of causes, if any. */
   public static Optional<StoreUnavailableException> in(Throwable t) {
-    for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
-      if (c instanceof StoreUnavailableException u) {
-        return Optional.of(u);
-      }
-    }
-    return Optional.empty();
+    return in(t, StoreUnavailableException.class);
   }
 }

@@ -456,12 +456,7 @@ public final class Daemon implements AutoCloseable {
 
   /** The store's own failure in {@code e}'s chain of causes, if that is what failed. */
   private static Optional<CoordinationStoreException> storeFailure(Throwable e) {
-    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-      if (t instanceof CoordinationStoreException c) {
-        return Optional.of(c);
-      }
-    }
-    return Optional.empty();
+    return CoordinationStoreException.in(e, CoordinationStoreException.class);
   }
 
   /** Why the store cannot be used, in a few plain words. */
