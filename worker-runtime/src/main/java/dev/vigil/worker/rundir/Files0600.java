@@ -73,6 +73,7 @@ final class Files0600 {
   static void writeAtomically(Path target, byte[] bytes, boolean durable) throws IOException {
     Path dir = target.toAbsolutePath().getParent();
     Path tmp = dir.resolve("." + target.getFileName() + "." + Long.toHexString(ThreadLocalRandom.current().nextLong()) + ".tmp");
+    IOException failed = null;
     try {
       try (FileChannel ch = FileChannel.open(tmp, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE), FILE)) {
         ByteBuffer buf = ByteBuffer.wrap(bytes);
@@ -88,8 +89,20 @@ final class Files0600 {
       } catch (AtomicMoveNotSupportedException e) {
         throw new IOException("cannot replace " + target + " atomically: " + e.getMessage(), e);
       }
+    } catch (IOException e) {
+      failed = e;
+      throw e;
     } finally {
-      Files.deleteIfExists(tmp);
+      // a failed write leaves no temporary file (a writer trying again must not fill the disk further),
+      // and a failing clean-up never hides why the write failed
+      try {
+        Files.deleteIfExists(tmp);
+      } catch (IOException e) {
+        if (failed == null) {
+          throw e;
+        }
+        failed.addSuppressed(e);
+      }
     }
     if (durable) {
       syncDirectory(dir);
