@@ -3,6 +3,7 @@ package dev.vigil.worker.host;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.vigil.coordination.TicketId;
+import dev.vigil.supervisor.Durations;
 import dev.vigil.supervisor.OrphanPolicy;
 import dev.vigil.supervisor.RevivalGate;
 import dev.vigil.supervisor.Step;
@@ -65,6 +66,17 @@ import java.util.function.UnaryOperator;
  *       (effect before receipt); exit with the command's own status (its code, or 128 + its signal),
  *       else {@link #DONE}. A {@link dev.vigil.worker.PayloadBindingException} or a {@link dev.vigil.worker.ResultRefusedException}
  *       escaping the type is a PERMANENT_FAILURE with its message: a retry could only repeat it.
+ *       A write that fails (a full disk, an I/O error) is tried again, after pauses from 100 ms
+ *       doubling to 5 s ({@link OutcomeRetry}), for up to two {@code lostExit} windows, while the
+ *       host lives on as it is: it holds the reservation and the run as work, and keeps answering
+ *       (and reconnecting to) its daemon, so a daemon, even one that recovers meanwhile, sees the run
+ *       still running rather than a dead worker without an outcome (LOST, a spent attempt, the work
+ *       done again). Its log says once that the write fails and once that it succeeded, or that it
+ *       gave up. Given up, or stopped by TERM and still failing after {@code workerTeardown}: exit
+ *       {@link #FAILED} without an outcome, as before. The bound is the patience the host has for
+ *       a lost supervisor while work is in flight (S4): the longest a host lives on holding work no
+ *       one can be told of; while the disk stays full the daemon's store is unavailable as well
+ *       (D5), so a daemon could not settle the run any sooner anyway.
  *   <li>Supervisor lost (S4): keep working and reconnecting; after one {@code lostExit} window
  *       (two with work in flight) record busy if there is work, end this process's children and
  *       exit {@link #ORPHANED} without an outcome, so the work stays resumable. {@code adopt-denied}
@@ -106,6 +118,8 @@ final class Host {
   private volatile dev.vigil.coordination.RunExit processEnd;
   private final long handoffMs;
   private final long teardownMs;
+  /** How long a failing outcome write is tried again: two {@code lostExit} windows (S4), ms. */
+  private final long outcomeRetryMs;
   private final long childDrainMs;
   private final RevivalGate revival;
   private final OrphanPolicy orphans;
@@ -131,6 +145,8 @@ final class Host {
   private ScheduledFuture<?> orphanTimer;
   private ScheduledFuture<?> gateTimer;
   private boolean writingOutcome;
+  /** The outcome is written (or given up): no more reconnects, the report is the last frame. */
+  private boolean reporting;
   private boolean exiting;
   private volatile boolean selfExit;
 
@@ -146,6 +162,7 @@ final class Host {
     TimeoutLattice t = args.lattice();
     this.handoffMs = t.ms(Timeout.LAUNCH_HANDOFF);
     this.teardownMs = t.ms(Timeout.WORKER_TEARDOWN);
+    this.outcomeRetryMs = 2 * t.ms(Timeout.LOST_EXIT);
     this.childDrainMs = t.ms(Timeout.CHILD_DRAIN);
     this.gate = WorkGate.open(t);
     this.revival = RevivalGate.from(t);
@@ -207,17 +224,15 @@ final class Host {
   /**
    * Exit without work (Q3). A task run leaves a STALLED outcome due now, so that a daemon that
    * recorded the start but died before confirming it settles the run without charging an attempt
-   * (Q2): nothing ran. A claim that was never started is rolled back and the outcome is ignored.
+   * (Q2): nothing ran. A claim that was never started is rolled back and the outcome is ignored. A
+   * failing write is tried again for one {@code launchHandoff} only: this host was never confirmed,
+   * and a daemon that launches the run again needs its reservation.
    */
   private int notConfirmed() {
     if (args.session().isEmpty()) {
-      try {
-        long now = System.currentTimeMillis();
-        dir.writeOutcome(new RecordedOutcome(args.run(),
-            new Outcome.Stalled(now, "never confirmed by a daemon: no work done"), now));
-      } catch (IOException e) {
-        HostLog.info("cannot write the not-confirmed outcome: " + e);
-      }
+      long now = System.currentTimeMillis();
+      writeOutcome(new RecordedOutcome(args.run(),
+          new Outcome.Stalled(now, "never confirmed by a daemon: no work done"), now), handoffMs);
     }
     return NOT_CONFIRMED;
   }
@@ -258,12 +273,13 @@ final class Host {
       }
       writingOutcome = true;
     }
-    output.finish();
+    output.finish(); // logs and goes on when the final form cannot be written: never keeps the outcome back
     dev.vigil.coordination.RunExit end = processEnd;
-    try {
-      dir.writeOutcome(new RecordedOutcome(args.run(), outcome, System.currentTimeMillis(), end));
-    } catch (IOException e) {
-      HostLog.info("cannot write outcome.json (" + outcome.verdict() + "): " + e);
+    boolean written = writeOutcome(new RecordedOutcome(args.run(), outcome, System.currentTimeMillis(), end), outcomeRetryMs);
+    synchronized (this) {
+      reporting = true;
+    }
+    if (!written) {
       return FAILED;
     }
     runWork.ifPresent(WorkContext.Work::close);
@@ -279,6 +295,79 @@ final class Host {
       }
     }
     return statusOf(end);
+  }
+
+  /**
+   * Writes {@code outcome.json} (atomically and durably: a failed try leaves no temporary file and
+   * no partial outcome, at most the whole one whose directory sync failed), trying again after a
+   * failure as {@link OutcomeRetry} says, for up to {@code boundMs} and at most
+   * {@code workerTeardown} after a stop request. Logs one line when the write starts failing and one
+   * when it succeeded or was given up, never one per try. False when it gave up.
+   */
+  private boolean writeOutcome(RecordedOutcome recorded, long boundMs) {
+    IOException failure;
+    try {
+      dir.writeOutcome(recorded);
+      return true;
+    } catch (IOException e) {
+      failure = e;
+    }
+    String what = RunDirectory.OUTCOME + " (" + recorded.outcome().verdict() + ")";
+    long since = nowMonoMs();
+    OutcomeRetry retry = OutcomeRetry.afterFirstFailure(since, boundMs, teardownMs);
+    HostLog.info("cannot write " + what + ": " + reason(failure) + "; trying again until there is room (for up to "
+        + Durations.format(boundMs) + ")");
+    while (true) {
+      synchronized (this) {
+        if (stopRequested) {
+          retry = retry.stopped(nowMonoMs());
+        }
+      }
+      OutcomeRetry.Next next = retry.next(nowMonoMs());
+      if (next instanceof OutcomeRetry.Next.GiveUp g) {
+        HostLog.info((g.stopped() ? "stopped, and still cannot write " : "gave up writing ") + what + " after "
+            + retry.failures() + " attempts, " + seconds(nowMonoMs() - since) + ": " + reason(failure)
+            + "; exiting without an outcome");
+        return false;
+      }
+      try {
+        retry = pause(retry, ((OutcomeRetry.Next.Pause) next).ms());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        HostLog.info("interrupted while trying again to write " + what + " after " + retry.failures()
+            + " attempts: exiting without an outcome");
+        return false;
+      }
+      try {
+        dir.writeOutcome(recorded);
+        HostLog.info(RunDirectory.OUTCOME + " written after " + (retry.failures() + 1) + " attempts, "
+            + seconds(nowMonoMs() - since));
+        return true;
+      } catch (IOException e) {
+        failure = e;
+        retry = retry.failedAgain();
+      }
+    }
+  }
+
+  /** Waits {@code ms}, or less when a stop is requested meanwhile (it brings the end forward). */
+  private synchronized OutcomeRetry pause(OutcomeRetry retry, long ms) throws InterruptedException {
+    long until = nowMonoMs() + ms;
+    for (long left = ms; left > 0; left = until - nowMonoMs()) {
+      if (stopRequested && retry.stoppedAtMonoMs().isEmpty()) {
+        return retry.stopped(nowMonoMs());
+      }
+      wait(left);
+    }
+    return retry;
+  }
+
+  private static String reason(IOException e) {
+    return e.getMessage() != null ? e.getMessage() : e.toString();
+  }
+
+  private static String seconds(long ms) {
+    return String.format(java.util.Locale.ROOT, "%.1fs", ms / 1000.0);
   }
 
   /** This host's exit status once its outcome is written: the command's own (code, or 128 + signal), else DONE. */
@@ -311,7 +400,7 @@ final class Host {
 
   private void connect() {
     synchronized (this) {
-      if (exiting || writingOutcome || client != null) {
+      if (exiting || reporting || client != null) {
         return;
       }
     }
@@ -345,7 +434,7 @@ final class Host {
   private void scheduleReconnect() {
     boolean started;
     synchronized (this) {
-      if (exiting || writingOutcome) {
+      if (exiting || reporting) {
         return;
       }
       started = go;
@@ -693,7 +782,12 @@ final class Host {
     try {
       boolean done = finished.await(teardownMs, TimeUnit.MILLISECONDS);
       if (!done) {
-        HostLog.info("the worker type did not finish within the teardown: no outcome");
+        boolean writing;
+        synchronized (this) {
+          writing = writingOutcome;
+        }
+        HostLog.info(writing ? "outcome.json could not be written within the teardown: no outcome"
+            : "the worker type did not finish within the teardown: no outcome");
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
