@@ -3,6 +3,7 @@ package dev.vigil.launcher.internal;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.vigil.supervisor.DaemonLiveness;
 import dev.vigil.worker.process.Processes;
@@ -15,13 +16,23 @@ import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * {@code <home>/daemon.json} (D1, D3): written whole to a temporary file and renamed over the old
  * one, so a reader sees the old or the new file, never half of one; read permissively, so that a
  * missing, partial or corrupt file, or unknown fields, read as "no daemon" rather than an error.
+ *
+ * <p>The writer reads its own file back every heartbeat (the foreign-loop check of D2): {@link #read}
+ * then looks only at the file's attributes, and parses it again only when it is not the file this
+ * object wrote last (another inode, size or modification time: a file renamed over it by another
+ * daemon, or rewritten in place).
  */
 public final class StatusFile {
   /** The schema number written into every status file. */
@@ -29,11 +40,26 @@ public final class StatusFile {
 
   private static final ObjectMapper JSON = new ObjectMapper()
       .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+  private static final ObjectWriter WRITER = JSON.writerWithDefaultPrettyPrinter();
+  private static final FileAttribute<Set<PosixFilePermission>> OWNER_ONLY =
+      PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
+  private static final Set<StandardOpenOption> CREATE_NEW = Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
 
   private final Path file;
+  private final Path tmp;
+  /** The file this object wrote last, as it was right after the write; null when unknown. */
+  private volatile Written last;
+
+  /** A file as written: its attributes then, and what {@link #read} makes of its content. */
+  private record Written(Object key, long size, FileTime modified, Optional<DaemonLiveness.Status> liveness) {
+    boolean same(BasicFileAttributes a) {
+      return key != null && key.equals(a.fileKey()) && size == a.size() && modified.equals(a.lastModifiedTime());
+    }
+  }
 
   public StatusFile(Path file) {
     this.file = file;
+    this.tmp = file.resolveSibling(file.getFileName() + ".tmp");
   }
 
   public Path path() {
@@ -42,11 +68,10 @@ public final class StatusFile {
 
   /** Replaces the file atomically with {@code status} (0600). */
   public void write(ObjectNode status) throws IOException {
-    Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+    last = null;
     Files.deleteIfExists(tmp);
-    byte[] bytes = JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(status);
-    try (FileChannel ch = FileChannel.open(tmp, java.util.Set.of(StandardOpenOption.CREATE_NEW,
-        StandardOpenOption.WRITE), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")))) {
+    byte[] bytes = WRITER.writeValueAsBytes(status);
+    try (FileChannel ch = FileChannel.open(tmp, CREATE_NEW, OWNER_ONLY)) {
       ByteBuffer buf = ByteBuffer.wrap(bytes);
       while (buf.hasRemaining()) {
         ch.write(buf);
@@ -57,10 +82,17 @@ public final class StatusFile {
     } catch (AtomicMoveNotSupportedException e) {
       Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
     }
+    try {
+      BasicFileAttributes a = Files.readAttributes(file, BasicFileAttributes.class);
+      last = new Written(a.fileKey(), a.size(), a.lastModifiedTime(), liveness(status));
+    } catch (IOException e) {
+      // written, but not seen since: the next read parses the file
+    }
   }
 
   /** Deletes the file (a clean exit, D1). */
   public void delete() {
+    last = null;
     try {
       Files.deleteIfExists(file);
     } catch (IOException ignored) {
@@ -80,6 +112,16 @@ public final class StatusFile {
 
   /** The pid and heartbeat, or empty when the file is missing, partial or corrupt (D3). */
   public Optional<DaemonLiveness.Status> read() {
+    Written w = last;
+    if (w != null) {
+      try {
+        if (w.same(Files.readAttributes(file, BasicFileAttributes.class))) {
+          return w.liveness();
+        }
+      } catch (IOException | RuntimeException e) {
+        // gone or unreadable: read as below
+      }
+    }
     return readJson().flatMap(StatusFile::liveness);
   }
 

@@ -225,6 +225,19 @@ public final class Up {
   }
 
   /**
+   * The daemon's JVM flags: one GC thread and C1 only (a small, mostly idle process), and the JVM's
+   * own periodic wakes made as rare as the heartbeat (docs/PERFORMANCE.md, stage 3): in an idle
+   * daemon they cost more CPU than its own work. The performance counters ({@code jstat}) are sampled
+   * every 5 s instead of every 50 ms; the monitor deflation thread looks every 5 s instead of every
+   * 250 ms (idle monitors are still deflated, only later); the VM's periodic cleanup safepoint comes
+   * at most every 5 s instead of every second (a safepoint that is needed still happens at once).
+   * {@code jcmd} and {@code jstat} still attach.
+   */
+  public static final List<String> DAEMON_JVM_FLAGS = List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+      "-XX:PerfDataSamplingInterval=5000", "-XX:+UnlockDiagnosticVMOptions", "-XX:AsyncDeflationInterval=5000",
+      "-XX:GuaranteedSafepointInterval=5000");
+
+  /**
    * How to run this vigil again: {@code java -cp CP dev.vigil.launcher.Main}, with {@code CP} the jars
    * and directories this JVM loaded Vigil from ({@link #daemonClasspath}), never this JVM's
    * {@code java.class.path}, which names only a launcher's own jars under {@code mvn exec:java} and
@@ -235,8 +248,7 @@ public final class Up {
   public static List<String> selfCommand() {
     List<String> c = new ArrayList<>();
     c.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    c.add("-XX:+UseSerialGC");
-    c.add("-XX:TieredStopAtLevel=1");
+    c.addAll(DAEMON_JVM_FLAGS);
     c.add("-cp");
     c.add(daemonClasspath());
     c.add("dev.vigil.launcher.Main");

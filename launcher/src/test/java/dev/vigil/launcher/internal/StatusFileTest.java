@@ -39,6 +39,23 @@ class StatusFileTest {
   }
 
   @Test
+  void D2_theWriterSeesAnotherDaemonsFileRenamedOverItsOwn_aRewriteInPlace_andADelete() throws Exception {
+    Path path = home.resolve("daemon.json");
+    StatusFile mine = new StatusFile(path);
+    mine.write(status(4242, 1_000));
+    assertEquals(Optional.of(new DaemonLiveness.Status(4242, 1_000)), mine.read());
+    new StatusFile(path).write(status(777, 2_000));
+    assertEquals(Optional.of(new DaemonLiveness.Status(777, 2_000)), mine.read(), "another writer's file");
+    mine.write(status(4242, 3_000));
+    assertEquals(Optional.of(new DaemonLiveness.Status(4242, 3_000)), mine.read());
+    Files.writeString(path, "{\"pid\":7,\"heartbeat_at\":9}");
+    assertEquals(Optional.of(new DaemonLiveness.Status(7, 9)), mine.read(), "rewritten in place");
+    mine.write(status(4242, 4_000));
+    Files.delete(path);
+    assertTrue(mine.read().isEmpty(), "deleted");
+  }
+
+  @Test
   void D3_missingPartialCorruptOrOddFilesReadAsNoDaemon_neverAsAnError() throws Exception {
     StatusFile f = new StatusFile(home.resolve("daemon.json"));
     assertTrue(f.read().isEmpty(), "missing");
