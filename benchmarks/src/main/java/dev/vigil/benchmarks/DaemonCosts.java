@@ -1,6 +1,7 @@
 package dev.vigil.benchmarks;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.vigil.launcher.internal.Up;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -19,11 +20,26 @@ import java.util.Set;
  * </ol>
  * {@code --jfr DIR} records the idle window with {@code jcmd JFR.start settings=profile} and writes
  * the recording and its text summary to DIR.
+ *
+ * <p>Beside the daemon, over the same idle window, two JVMs that do nothing ({@link IdleJvm}): one
+ * with the daemon's flags ({@link Up#DAEMON_JVM_FLAGS}), one with {@link #PLAIN_FLAGS} (the daemon's
+ * flags before the JVM's own periodic wakes were made rarer): the floor, measured under the same
+ * load. Each idle figure is also taken from the threads' run time ({@link Proc#runNanos}),
+ * which has no 10 ms rounding (a thread that ends within the window is left out of it).
  */
 public final class DaemonCosts {
+  /** The flags the daemon ran with before {@link Up#DAEMON_JVM_FLAGS}: a plain JVM's floor. */
+  public static final List<String> PLAIN_FLAGS = List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
+
+  /**
+   * One repetition. Idle figures are % of one core over the idle window: from {@code /proc/<pid>/stat}
+   * (10 ms ticks) and from the threads' run time ({@code Run}); {@code bare}: a JVM doing nothing with
+   * the daemon's flags; {@code plain}: the same with {@link #PLAIN_FLAGS}.
+   */
   public record Rep(double idleCorePercent, List<VigilHome.Cli> status, List<VigilHome.Cli> submit,
       List<Long> singleClaimToStart, List<Long> burstClaimToStart, List<Long> singleSubmitToSettled,
-      List<VigilHome.Cli> statusWithoutArchive) {}
+      List<VigilHome.Cli> statusWithoutArchive, double idleRunPercent, double bareCorePercent, double bareRunPercent,
+      double plainCorePercent, double plainRunPercent) {}
 
   public record Result(List<Rep> reps, int burst) {}
 
@@ -36,6 +52,8 @@ public final class DaemonCosts {
     int burst = o.integer("burst", 8, 2);
     List<Rep> reps = new ArrayList<>();
     for (int i = 0; i < o.reps(); i++) {
+      Process bare = idleJvm(Up.DAEMON_JVM_FLAGS);
+      Process plain = idleJvm(PLAIN_FLAGS);
       try (VigilHome home = VigilHome.create(o.dir(), "daemon", Math.max(8, burst))) {
         long pid = home.up();
         home.tickets();
@@ -45,11 +63,25 @@ public final class DaemonCosts {
         if (jfr != null) {
           B3EndToEnd.jcmd(pid, "JFR.start", "name=idle", "settings=profile");
         }
-        Proc.Cpu before = Proc.cpu(pid).orElseThrow();
+        long[] procs = {pid, bare.pid(), plain.pid()};
+        Proc.Cpu[] cpu0 = new Proc.Cpu[3];
+        List<Map<String, Long>> run0 = new ArrayList<>();
+        for (int p = 0; p < 3; p++) {
+          cpu0[p] = Proc.cpu(procs[p]).orElseThrow();
+          run0.add(Proc.runNanos(procs[p]).orElseThrow());
+        }
         long t0 = System.nanoTime();
         Thread.sleep((long) (idleSeconds * 1000));
         double wall = (System.nanoTime() - t0) / 1e9;
-        double idle = 100 * Proc.cpu(pid).orElseThrow().minus(before).selfSeconds() / wall;
+        double[] core = new double[3];
+        double[] run = new double[3];
+        for (int p = 0; p < 3; p++) {
+          core[p] = 100 * Proc.cpu(procs[p]).orElseThrow().minus(cpu0[p]).selfSeconds() / wall;
+          run[p] = 100 * Proc.runNanosBetween(run0.get(p), Proc.runNanos(procs[p]).orElseThrow()) / 1e9 / wall;
+        }
+        bare.destroy();
+        plain.destroy();
+        double idle = core[0];
         if (jfr != null) {
           B3EndToEnd.jcmd(pid, "JFR.dump", "name=idle", "filename=" + jfr);
           B3EndToEnd.jcmd(pid, "JFR.stop", "name=idle");
@@ -80,13 +112,27 @@ public final class DaemonCosts {
           ids.add(home.submit("sleep", "1"));
         }
         List<Long> burstLat = claimToStart(home, ids);
-        System.err.printf("daemon rep %d: idle %.2f%% of a core; status %.0f ms; claim→start %s single, %s burst%n",
-            i + 1, idle, status.get(0).wallMs(), single, burstLat);
+        System.err.printf("daemon rep %d: idle %.2f%% of a core (run time %.3f%%; bare JVM %.2f%%, %.3f%%; plain JVM"
+            + " %.2f%%, %.3f%%); status %.0f ms; claim→start %s single, %s burst%n",
+            i + 1, idle, run[0], core[1], run[1], core[2], run[2], status.get(0).wallMs(), single, burstLat);
         home.down(pid);
-        reps.add(new Rep(idle, status, submit, single, burstLat, settle, statusWithout));
+        reps.add(new Rep(idle, status, submit, single, burstLat, settle, statusWithout, run[0], core[1], run[1], core[2],
+            run[2]));
+      } finally {
+        bare.destroy();
+        plain.destroy();
       }
     }
     return new Result(reps, burst);
+  }
+
+  /** {@code java FLAGS -cp <this jar> IdleJvm}: a JVM that sleeps. */
+  private static Process idleJvm(List<String> flags) throws Exception {
+    List<String> cmd = new ArrayList<>(List.of(VigilHome.java().toString()));
+    cmd.addAll(flags);
+    cmd.addAll(List.of("-cp", java.nio.file.Path.of(IdleJvm.class.getProtectionDomain().getCodeSource().getLocation()
+        .toURI()).toString(), IdleJvm.class.getName()));
+    return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
   }
 
   private static VigilHome.Cli checked(VigilHome.Cli c) {
@@ -122,6 +168,16 @@ public final class DaemonCosts {
     List<Rep> reps = r.reps();
     Report t = new Report("Daemon standing costs (" + o.reps() + " repetitions, medians)", "what", "figure");
     t.row("idle daemon CPU, % of one core", Stats.spread(reps.stream().map(Rep::idleCorePercent).toList()));
+    t.row("same, from its threads' run time", Stats.spread(reps.stream().map(Rep::idleRunPercent).toList()));
+    t.row("a JVM doing nothing with the daemon's flags, same window, % of one core (run time)",
+        Stats.spread(reps.stream().map(Rep::bareCorePercent).toList()) + " ("
+            + Stats.spread(reps.stream().map(Rep::bareRunPercent).toList()) + ")");
+    t.row("a JVM doing nothing with " + String.join(" ", PLAIN_FLAGS) + ", same window (run time)",
+        Stats.spread(reps.stream().map(Rep::plainCorePercent).toList()) + " ("
+            + Stats.spread(reps.stream().map(Rep::plainRunPercent).toList()) + ")");
+    t.row("idle daemon ÷ the JVM doing nothing with its flags (run time, same window)",
+        Stats.spread(reps.stream().map(x -> x.bareRunPercent() > 0 ? x.idleRunPercent() / x.bareRunPercent() : 0).toList())
+            + "×");
     for (String which : List.of("status", "submit")) {
       List<VigilHome.Cli> calls = new ArrayList<>();
       reps.forEach(x -> calls.addAll(which.equals("status") ? x.status() : x.submit()));

@@ -58,6 +58,39 @@ public final class Proc {
     }
   }
 
+  /**
+   * Time on a CPU of each live thread of the process, ns by thread id ({@code
+   * /proc/<pid>/task/<tid>/schedstat}, the scheduler's own count: no 10 ms rounding), or empty when
+   * the process is gone.
+   */
+  public static Optional<java.util.Map<String, Long>> runNanos(long pid) {
+    try (var tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
+      java.util.Map<String, Long> out = new java.util.HashMap<>();
+      for (Path t : tasks.toList()) {
+        try {
+          out.put(t.getFileName().toString(), Long.parseLong(Files.readString(t.resolve("schedstat")).trim().split(" ")[0]));
+        } catch (IOException | RuntimeException gone) {
+          // the thread ended meanwhile
+        }
+      }
+      return Optional.of(out);
+    } catch (IOException | RuntimeException e) {
+      return Optional.empty();
+    }
+  }
+
+  /**
+   * CPU time between two {@link #runNanos} of one process, ns: of each thread alive at the second,
+   * since the first (or since it began); a thread that ended in between is left out.
+   */
+  public static long runNanosBetween(java.util.Map<String, Long> first, java.util.Map<String, Long> second) {
+    long sum = 0;
+    for (var e : second.entrySet()) {
+      sum += e.getValue() - first.getOrDefault(e.getKey(), 0L);
+    }
+    return sum;
+  }
+
   /** How long ago the process started, ns (10 ms resolution: field 22 against {@code /proc/uptime}). */
   public static Optional<Long> ageNanos(long pid) {
     try {
