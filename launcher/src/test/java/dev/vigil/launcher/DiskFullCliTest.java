@@ -202,8 +202,16 @@ class DiskFullCliTest {
 
     assertTrue(alive(daemon), "the daemon runs on");
     assertTrue(alive(worker), "the task's worker runs on");
-    // what daemon.json says while not one byte can be written (its rewrite needs a new block)
-    JsonNode fullDiskStatus = daemonJson(home).orElseThrow();
+    // daemon.json says so while not one byte can be added to the disk: it is rewritten within its own blocks
+    long beatDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+    JsonNode fullDiskStatus = daemonJson(home).orElse(null);
+    while (fullDiskStatus == null || !fullDiskStatus.path("state").asText().equals("STORE_UNAVAILABLE")) {
+      assertTrue(System.nanoTime() < beatDeadline, "daemon.json says STORE_UNAVAILABLE on the full disk: " + fullDiskStatus);
+      Thread.sleep(50);
+      fullDiskStatus = daemonJson(home).orElse(null);
+    }
+    assertEquals(since, fullDiskStatus.path("store").path("sinceWallMs").asLong(), fullDiskStatus.toString());
+    assertEquals(daemon, fullDiskStatus.path("pid").asLong());
     System.out.printf("DiskFullCliTest: filler %d KiB; daemon.json on the full disk says %s, heartbeat %d ms old%n",
         filled / 1024, fullDiskStatus.path("state").asText(),
         System.currentTimeMillis() - fullDiskStatus.path("heartbeat_at").asLong());

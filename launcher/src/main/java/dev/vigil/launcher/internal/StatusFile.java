@@ -66,27 +66,81 @@ public final class StatusFile {
     return file;
   }
 
-  /** Replaces the file atomically with {@code status} (0600). */
+  /**
+   * Replaces the file atomically with {@code status} (0600). When the disk has no room for a new
+   * file (a full disk, when the daemon most needs to say that its store is unavailable, D5), the
+   * file is rewritten in place within the blocks it already has, if the new content fits in them:
+   * a reader may then catch it half written, which reads as a missing file (D3) until the next beat.
+   */
   public void write(ObjectNode status) throws IOException {
     last = null;
-    Files.deleteIfExists(tmp);
     byte[] bytes = WRITER.writeValueAsBytes(status);
-    try (FileChannel ch = FileChannel.open(tmp, CREATE_NEW, OWNER_ONLY)) {
-      ByteBuffer buf = ByteBuffer.wrap(bytes);
-      while (buf.hasRemaining()) {
-        ch.write(buf);
-      }
-    }
     try {
-      Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-    } catch (AtomicMoveNotSupportedException e) {
-      Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
+      Files.deleteIfExists(tmp);
+      try (FileChannel ch = FileChannel.open(tmp, CREATE_NEW, OWNER_ONLY)) {
+        writeAll(ch, bytes);
+      }
+      try {
+        Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+      } catch (AtomicMoveNotSupportedException e) {
+        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
+      }
+    } catch (IOException e) {
+      try {
+        Files.deleteIfExists(tmp);
+      } catch (IOException ignored) {
+        // whatever is in the way, the file itself may still be rewritten in place
+      }
+      boolean rewritten;
+      try {
+        rewritten = rewriteInPlace(bytes);
+      } catch (IOException again) {
+        e.addSuppressed(again);
+        throw e;
+      }
+      if (!rewritten) {
+        throw e;
+      }
     }
     try {
       BasicFileAttributes a = Files.readAttributes(file, BasicFileAttributes.class);
       last = new Written(a.fileKey(), a.size(), a.lastModifiedTime(), liveness(status));
     } catch (IOException e) {
       // written, but not seen since: the next read parses the file
+    }
+  }
+
+  /**
+   * Writes {@code bytes} over the existing file from its start and cuts it to their length, when
+   * they fit in the whole blocks the file holds already (so no block need be allocated); false
+   * when there is no file or they do not fit.
+   */
+  private boolean rewriteInPlace(byte[] bytes) throws IOException {
+    long size;
+    try {
+      size = Files.size(file);
+    } catch (java.nio.file.NoSuchFileException e) {
+      return false;
+    }
+    long blocks = (size + BLOCK - 1) / BLOCK * BLOCK;
+    if (bytes.length > blocks) {
+      return false;
+    }
+    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
+      ch.position(0);
+      writeAll(ch, bytes);
+      ch.truncate(bytes.length);
+    }
+    return true;
+  }
+
+  /** The size of the file system blocks a file's content is held in, bytes (ext4, xfs, tmpfs). */
+  private static final int BLOCK = 4096;
+
+  private static void writeAll(FileChannel ch, byte[] bytes) throws IOException {
+    ByteBuffer buf = ByteBuffer.wrap(bytes);
+    while (buf.hasRemaining()) {
+      ch.write(buf);
     }
   }
 

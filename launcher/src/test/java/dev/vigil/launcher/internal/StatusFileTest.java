@@ -25,6 +25,66 @@ class StatusFileTest {
     return n;
   }
 
+  /**
+   * D1 and D5 on a real full disk: a tmpfs of its own, filled; the daemon must still be able to say
+   * that it lives and that its store is unavailable.
+   */
+  @Test
+  void D5_onAFullDisk_theStatusIsStillRewrittenEveryBeat_inPlace() throws Exception {
+    Path mnt = Files.createDirectory(home.resolve("small"));
+    Process m = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", mnt.toString())
+        .redirectErrorStream(true).start();
+    String why = new String(m.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).strip();
+    boolean mounted = m.waitFor() == 0;
+    if (!mounted) {
+      System.out.println("skipped: cannot mount a tmpfs here (" + why + ")");
+    }
+    org.junit.jupiter.api.Assumptions.assumeTrue(mounted, "cannot mount a tmpfs here: " + why);
+    try {
+      StatusFile f = new StatusFile(mnt.resolve("daemon.json"));
+      ObjectNode first = status(4242, 1_000);
+      first.put("state", "RUNNING").put("padding", "x".repeat(600));
+      f.write(first);
+      Path filler = mnt.resolve("filler");
+      try (java.io.OutputStream out = Files.newOutputStream(filler)) {
+        byte[] block = new byte[4096];
+        while (true) {
+          out.write(block);
+        }
+      } catch (java.io.IOException full) {
+        assertTrue(String.valueOf(full.getMessage()).contains("No space left"), full.toString());
+      }
+      ObjectNode unavailable = status(4242, 6_000);
+      unavailable.put("state", "STORE_UNAVAILABLE");
+      f.write(unavailable);
+      assertEquals(Optional.of(new DaemonLiveness.Status(4242, 6_000)), f.read());
+      assertEquals("STORE_UNAVAILABLE", f.readJson().orElseThrow().path("state").asText());
+      assertFalse(Files.exists(mnt.resolve("daemon.json.tmp")), "no empty temporary file is left behind");
+      ObjectNode large = status(4242, 11_000);
+      large.put("padding", "y".repeat(9_000));
+      assertThrowsIo(() -> f.write(large));
+      assertEquals(6_000, f.read().orElseThrow().heartbeatAtWallMs(), "content that does not fit leaves the file");
+      Files.delete(filler);
+      f.write(status(4242, 16_000));
+      assertEquals(16_000, f.read().orElseThrow().heartbeatAtWallMs(), "with room again it is replaced as before");
+    } finally {
+      new ProcessBuilder("umount", "-l", mnt.toString()).start().waitFor();
+    }
+  }
+
+  private interface IoCall {
+    void run() throws java.io.IOException;
+  }
+
+  private static void assertThrowsIo(IoCall c) {
+    try {
+      c.run();
+    } catch (java.io.IOException e) {
+      return;
+    }
+    throw new AssertionError("expected an IOException");
+  }
+
   @Test
   void D1_aWrittenStatusReadsBack_owner0600_andADeleteRemovesIt() throws Exception {
     StatusFile f = new StatusFile(home.resolve("daemon.json"));
