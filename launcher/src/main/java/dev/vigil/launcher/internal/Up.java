@@ -231,9 +231,11 @@ public final class Up {
    * every 5 s instead of every 50 ms; the monitor deflation thread looks every 5 s instead of every
    * 250 ms (idle monitors are still deflated, only later); the VM's periodic cleanup safepoint comes
    * at most every 5 s instead of every second (a safepoint that is needed still happens at once).
-   * {@code jcmd} and {@code jstat} still attach.
+   * {@code jcmd} and {@code jstat} still attach. Two of these are diagnostic options a later JDK may
+   * drop: {@code -XX:+IgnoreUnrecognizedVMOptions} makes such a JDK start the daemon without them.
    */
-  public static final List<String> DAEMON_JVM_FLAGS = List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+  public static final List<String> DAEMON_JVM_FLAGS = List.of("-XX:+IgnoreUnrecognizedVMOptions",
+      "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
       "-XX:PerfDataSamplingInterval=5000", "-XX:+UnlockDiagnosticVMOptions", "-XX:AsyncDeflationInterval=5000",
       "-XX:GuaranteedSafepointInterval=5000");
 
