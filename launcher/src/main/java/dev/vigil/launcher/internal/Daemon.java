@@ -613,16 +613,8 @@ public final class Daemon implements AutoCloseable {
   public static final class Unavailable extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
-    private final transient StoreOutage outage;
-
     Unavailable(StoreOutage outage) {
       super(outage.line(), null, false, false);
-      this.outage = outage;
-    }
-
-    /** The outage, as of the command. */
-    public StoreOutage outage() {
-      return outage;
     }
   }
 
