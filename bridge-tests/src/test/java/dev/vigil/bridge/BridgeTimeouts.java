@@ -13,8 +13,10 @@ import java.util.Map;
  * The one configuration of time both runners use: real time scaled down so that a scenario takes
  * seconds, every timeout still ordered as {@link TimeoutLattice} demands (S2). The simulation's
  * clock and the real daemon's run on the same numbers. What waits for a JVM to start (a worker's
- * handoff, a daemon's boot, and so the lost-exit window above them) keeps the default, so that a
- * loaded machine starts its worker hosts in time.
+ * handoff, a daemon's boot, and so the lost-exit window above them) is twice the default: several
+ * real stacks share a loaded machine, and a daemon started after a crash must boot, recover and
+ * confirm a worker launched just before the crash before that worker's handoff runs out. Nothing
+ * in a scenario waits for one of these to expire, so they cost time only when something fails.
  */
 public final class BridgeTimeouts {
   /** Every timeout, ms. */
@@ -37,10 +39,10 @@ public final class BridgeTimeouts {
     m.put(Timeout.CHILD_DRAIN, 500L);
     m.put(Timeout.SUPERVISOR_DRAIN, 1_000L);
     m.put(Timeout.LAUNCHER_WAIT, 5_000L);
-    m.put(Timeout.LOST_EXIT, 12_000L);
+    m.put(Timeout.LOST_EXIT, 24_000L);
     m.put(Timeout.CLIENT_RELAUNCH, 1_000L);
-    m.put(Timeout.SUPERVISOR_BOOT, 10_000L);
-    m.put(Timeout.LAUNCH_HANDOFF, 10_000L);
+    m.put(Timeout.SUPERVISOR_BOOT, 20_000L);
+    m.put(Timeout.LAUNCH_HANDOFF, 20_000L);
     m.put(Timeout.BUSY_REFRESH, 2_000L);
     m.put(Timeout.BUSY_FRESHNESS, 30_000L);
     m.put(Timeout.QUIESCE_ANSWER, 1_000L);
