@@ -47,7 +47,7 @@ import picocli.CommandLine.ScopeType;
     Main.TasksCmd.class, Main.RunsCmd.class, Main.ShowCmd.class, Main.WaitCmd.class, Main.ParkCmd.class,
     Main.UnparkCmd.class, Main.HoldCmd.class, Main.ReleaseCmd.class, Main.CancelCmd.class, Main.LogsCmd.class,
     Main.VersionCmd.class, Main.DemoCmd.class, Main.ServicesCmd.class, Main.WatchCmd.class, Main.RunCmd.class,
-    Main.PauseCmd.class, Main.ResumeCmd.class, KillCmd.class, RetryCmd.class, EventsCmd.class, StoreCmd.class, Main.CompletionCmd.class},
+    Main.PauseCmd.class, Main.ResumeCmd.class, RestartCmd.class, KillCmd.class, RetryCmd.class, EventsCmd.class, StoreCmd.class, Main.CompletionCmd.class},
     description = "Vigil: a crash-legible process supervisor. It runs queued tasks and long-lived services as "
         + "worker processes, keeps who owns what in a database in its home, and survives its own crash or upgrade "
         + "without starting work twice or losing an outcome.",
@@ -229,6 +229,9 @@ public final class Main implements Runnable {
     @Option(names = "--config", paramLabel = "FILE", description = CONFIG_HELP)
     Path config;
 
+    @Option(names = "--paused", description = "start paused: nothing is dispatched until vigil resume")
+    boolean paused;
+
     @Override
     public Integer call() {
       if (System.getProperty("vigil.log.level") == null) {
@@ -237,7 +240,7 @@ public final class Main implements Runnable {
       VigilConfig c = Main.config(config);
       Daemon d;
       try {
-        d = Daemon.start(home(), c);
+        d = Daemon.start(home(), c, Daemon.Changes.NONE, java.util.function.UnaryOperator.identity(), paused);
       } catch (Daemon.Refused e) {
         System.err.println("vigil: " + e.getMessage());
         return e.exitCode();

@@ -129,6 +129,11 @@ public final class Daemon implements AutoCloseable {
   /** Adjusts the store's options (a test reaches the file through a file system that fails on demand). */
   private final java.util.function.UnaryOperator<H2Options> storeOptions;
   private Board board;
+  /**
+   * Whether the next incarnation starts paused: a daemon started by {@code vigil restart} from a
+   * paused one, or one whose paused incarnation a store outage dropped. Scheduling thread only.
+   */
+  private boolean pausedAtBoot;
 
   /**
    * What an embedding is told on the scheduling thread, so that it can read the store's event stream
@@ -190,6 +195,16 @@ public final class Daemon implements AutoCloseable {
    */
   public static Daemon start(Home home, VigilConfig config, Changes onChange,
       java.util.function.UnaryOperator<H2Options> storeOptions) throws Refused {
+    return start(home, config, onChange, storeOptions, false);
+  }
+
+  /**
+   * As {@link #start(Home, VigilConfig, Changes, java.util.function.UnaryOperator)}; when
+   * {@code paused}, the daemon dispatches nothing until resumed (a pause carried over by
+   * {@code vigil restart}).
+   */
+  public static Daemon start(Home home, VigilConfig config, Changes onChange,
+      java.util.function.UnaryOperator<H2Options> storeOptions, boolean paused) throws Refused {
     HostClasspath.Resolution.Found runtime = hostClasspath();
     try {
       checkWorkerTypes(config, runtime);
@@ -198,6 +213,7 @@ public final class Daemon implements AutoCloseable {
     }
     Daemon d = new Daemon(home, config, runtime, java.util.Objects.requireNonNull(onChange, "onChange"),
         java.util.Objects.requireNonNull(storeOptions, "storeOptions"));
+    d.pausedAtBoot = paused;
     try {
       d.open();
     } catch (Refused | RuntimeException e) {
@@ -374,7 +390,12 @@ public final class Daemon implements AutoCloseable {
       file.record(e);
       onChange.engineEvent();
     });
-    return Engine.boot(ec, ports, mono(), wall());
+    Engine e = Engine.boot(ec, ports, mono(), wall());
+    if (pausedAtBoot) { // before its first tick, so that it claims nothing
+      e.onClientCommand(new Command.Pause(), r -> { }, mono(), wall());
+      LOG.info("started paused: nothing is dispatched until vigil resume");
+    }
+    return e;
   }
 
   /** The scheduling thread: boot, then tick and events until stopped; then the clean close. */
@@ -479,6 +500,7 @@ public final class Daemon implements AutoCloseable {
    * the first pause (D5).
    */
   private void beginOutage(CoordinationStoreException e) {
+    pausedAtBoot = engine != null && engine.paused(); // a pause outlives the outage
     engine = null;
     closeStore();
     StoreOutage.Step step = StoreOutage.begin(home.databaseFile().toString(), reasonOf(e), mono(), wall());
@@ -685,7 +707,7 @@ public final class Daemon implements AutoCloseable {
     @Override
     public void onMessage(Peer peer, Message.ToDaemon m) {
       if (m instanceof Message.ClientHello) {
-        peer.send(new Message.Capabilities(List.of("idle_shutdown", SUBMIT_ALL, StoreOps.CAPABILITY), BuildInfo.BUILD,
+        peer.send(new Message.Capabilities(List.of("idle_shutdown", SUBMIT_ALL, StoreOps.CAPABILITY, Up.RESTART_CAPABILITY), BuildInfo.BUILD,
             BuildInfo.VERSION, BuildInfo.PROTOCOL, ProcessHandle.current().pid()));
       } else if (m instanceof Message.Command c && StoreOps.OPS.contains(c.op())) {
         // the store answers these itself, on this connection's thread: a check reads every row and a

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.vigil.coordination.h2.H2Coordination;
 import dev.vigil.supervisor.Replacement;
 import dev.vigil.supervisor.TimeoutLattice;
+import dev.vigil.supervisor.Version;
+import dev.vigil.worker.protocol.Message;
 import dev.vigil.worker.engine.HostClasspath;
 import java.io.File;
 import java.io.IOException;
@@ -44,7 +46,7 @@ public final class Up {
     }
     Optional<Client> c = a instanceof Client.Attempt.Connected k ? Optional.of(k.client()) : Optional.empty();
     if (c.isEmpty()) {
-      return start(home, config);
+      return start(home, config, false);
     }
     String replaced;
     try (Client client = c.get()) {
@@ -63,10 +65,96 @@ public final class Up {
       }
       waitGone(home, pid);
     }
-    long pid = start(home, config);
+    long pid = start(home, config, false);
     System.err.println("vigil: replaced the idle daemon (" + replaced + ") with this vigil (v" + BuildInfo.VERSION
         + ", pid " + pid + ")");
     return pid;
+  }
+
+  /** What {@code vigil restart} did: the new daemon's pid and one line for the user. */
+  public record Restarted(long pid, String message) {}
+
+  /** The capability a daemon advertises when it stops on request leaving every worker running. */
+  public static final String RESTART_CAPABILITY = "restart";
+
+  /**
+   * {@code vigil restart}: stops the daemon serving {@code home} without sending any worker anything
+   * (D4) and starts this vigil in its place, which takes every worker of its build over (S6). The new
+   * daemon runs {@code config}, or, when that is null, the configuration file the stopped one ran
+   * with (the defaults when it ran with none); it starts paused when the stopped one was paused, so
+   * that a pause outlives the restart. With no daemon running it starts one.
+   *
+   * @param anyBuild restart a daemon of another build although its workers would be stopped as
+   *                 another build's (their work starts again under this one)
+   * @throws Client.Failure exit 2 when the configuration the new daemon would run is gone; 3 when
+   *                        refused (the daemon is newer than this vigil, older than restarts, of
+   *                        another build with workers and {@code anyBuild} not given, or holds the
+   *                        home without answering): nothing was stopped; 1 when the new daemon did
+   *                        not start
+   */
+  public static Restarted restart(Home home, Path config, boolean anyBuild) {
+    home.prepare();
+    Client.Attempt a = Client.attempt(home, true);
+    if (a instanceof Client.Attempt.Silent) {
+      refuseIfNotAnswering(home);
+    }
+    if (!(a instanceof Client.Attempt.Connected connected)) {
+      long pid = start(home, config, false);
+      return new Restarted(pid, "no daemon was running: started one (pid " + pid + ")");
+    }
+    long old;
+    Path next = config;
+    boolean paused;
+    try (Client client = connected.client()) {
+      Message.Capabilities caps = client.capabilities();
+      old = caps.pid();
+      String running = "the running daemon (v" + caps.version() + ", pid " + old + ")";
+      if (Version.parse(caps.version()).compareTo(Version.parse(BuildInfo.VERSION)) > 0) {
+        throw new Client.Failure(3, "refused: " + running + " is newer than this vigil (v" + BuildInfo.VERSION
+            + "); restart it with its own vigil. Nothing was stopped");
+      }
+      if (!caps.capabilities().contains(RESTART_CAPABILITY)) {
+        throw new Client.Failure(3, "refused: " + running + " cannot be restarted without stopping its work; "
+            + "vigil up replaces it once it is idle. Nothing was stopped");
+      }
+      com.fasterxml.jackson.databind.JsonNode status = Client.ok(client.call("status", Wire.JSON.createObjectNode()))
+          .path("status");
+      paused = "PAUSED".equals(status.path("state").asText());
+      if (!caps.build().equals(BuildInfo.BUILD) && !anyBuild) {
+        int workers = status.path("runs").size();
+        for (com.fasterxml.jackson.databind.JsonNode s : status.path("services")) {
+          workers += s.path("pid").isNumber() ? 1 : 0;
+        }
+        if (workers > 0) {
+          throw new Client.Failure(3, "refused: " + running + " is another build (" + caps.build()
+              + ") than this vigil (" + BuildInfo.BUILD + "); the new daemon would stop its " + workers
+              + (workers == 1 ? " worker" : " workers") + " as another build's and start their work again. "
+              + "Nothing was stopped; to restart anyway: vigil restart --any-build");
+        }
+      }
+      if (next == null) {
+        Optional<Path> recorded = new StatusFile(home.statusFile()).recorded().flatMap(StatusFile.Recorded::config);
+        if (recorded.isPresent() && !Files.isRegularFile(recorded.get())) {
+          throw new Client.Failure(2, "the configuration " + recorded.get() + " that " + running
+              + " runs with is gone; give the one to use: vigil restart --config FILE. Nothing was stopped");
+        }
+        next = recorded.orElse(null);
+      }
+      try { // before anything stops: a configuration the new daemon would refuse changes nothing
+        Daemon.checkWorkerTypes(next == null ? VigilConfig.defaults() : ConfigLoader.load(next), Daemon.hostClasspath());
+      } catch (Daemon.Refused e) {
+        throw new Client.Failure(e.exitCode(), e.getMessage());
+      }
+      ObjectNode reply = client.call("restart", Wire.JSON.createObjectNode());
+      if (Client.exitCodeOf(reply) != 0) {
+        throw new Client.Failure(Client.exitCodeOf(reply), "refused: " + running + " did not stop: "
+            + reply.path("message").asText());
+      }
+    }
+    waitGone(home, old);
+    long pid = start(home, next, paused);
+    return new Restarted(pid, "restarted: pid " + old + " stopped, pid " + pid + " took its workers over"
+        + (paused ? " (paused, as before: vigil resume dispatches)" : ""));
   }
 
   /**
@@ -118,18 +206,18 @@ public final class Up {
   public static long launch(Home home, Path config) {
     home.prepare();
     Optional<Long> running = pidOfRunning(home);
-    return running.isPresent() ? running.get() : start(home, config);
+    return running.isPresent() ? running.get() : start(home, config, false);
   }
 
   /**
    * Starts a detached daemon of this build and returns the pid of the daemon that answers: this
    * one, or the one that won the lock when several started at once (D2).
    */
-  private static long start(Home home, Path config) {
+  private static long start(Home home, Path config, boolean paused) {
     Path log = home.logs().resolve("daemon.log");
     Process p;
     try {
-      ProcessBuilder pb = new ProcessBuilder(daemonCommand(home, config))
+      ProcessBuilder pb = new ProcessBuilder(daemonCommand(home, config, paused))
           .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
           .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
           .redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()));
@@ -207,6 +295,11 @@ public final class Up {
 
   /** {@code [setsid] java -cp CP dev.vigil.launcher.Main --home H daemon [--config F]} ({@link #selfCommand}). */
   public static List<String> daemonCommand(Home home, Path config) {
+    return daemonCommand(home, config, false);
+  }
+
+  /** As {@link #daemonCommand(Home, Path)}, with {@code --paused} when the daemon starts paused. */
+  public static List<String> daemonCommand(Home home, Path config, boolean paused) {
     List<String> c = new ArrayList<>();
     if (Files.isExecutable(Path.of("/usr/bin/setsid"))) {
       c.add("/usr/bin/setsid");
@@ -220,6 +313,9 @@ public final class Up {
     if (config != null) {
       c.add("--config");
       c.add(config.toString());
+    }
+    if (paused) {
+      c.add("--paused");
     }
     return c;
   }

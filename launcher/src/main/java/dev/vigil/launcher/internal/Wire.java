@@ -152,6 +152,8 @@ public final class Wire {
       }
       case "status":
         return new Command.StatusQuery();
+      case "restart":
+        return new Command.Shutdown(Command.Shutdown.Mode.LEAVE_WORKERS);
       case "pause":
         return new Command.Pause();
       case "resume":

@@ -189,8 +189,10 @@ public sealed interface Command {
   /**
    * Shut the daemon down. {@link Mode#IF_IDLE} runs a quiesce round over every worker (S5) and
    * stops only if all quiesced, else answers {@link Reply.Busy}; {@link Mode#STOP_WORKERS} stops
-   * every worker (their runs settle without spending attempts) and then the daemon. Neither parks
-   * anything (Q9). Its reply comes when the shutdown is decided, possibly from a later tick.
+   * every worker (their runs settle without spending attempts) and then the daemon.
+   * {@link Mode#LEAVE_WORKERS} stops the daemon at once and sends no worker anything: every worker
+   * runs on, untouched, for the next daemon to adopt (D4; {@code vigil restart}). None parks anything
+   * (Q9). The reply comes when the shutdown is decided, possibly from a later tick.
    */
   record Shutdown(Mode mode) implements Command {
     public Shutdown {
@@ -199,7 +201,8 @@ public sealed interface Command {
 
     public enum Mode {
       IF_IDLE,
-      STOP_WORKERS
+      STOP_WORKERS,
+      LEAVE_WORKERS
     }
   }
 }

@@ -283,6 +283,11 @@ public final class Engine {
     return lifecycle.stopped();
   }
 
+  /** Whether dispatch is paused ({@code vigil pause}); read from memory only. */
+  public boolean paused() {
+    return lifecycle.paused();
+  }
+
   /** The status as of now: what {@code daemon.json} and {@code vigil status} show (D1). */
   public Status status(long nowMonoMs, long nowWallMs) {
     return status.status(nowMonoMs, nowWallMs, lifecycle.state());

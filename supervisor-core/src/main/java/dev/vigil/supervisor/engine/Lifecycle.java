@@ -22,6 +22,8 @@ import java.util.TreeMap;
  *   <li>{@code shutdown} stopping workers: every worker stops (TERM, then KILL) and none starts;
  *       the daemon waits until all are gone.
  *   <li>Once none is left the daemon is stopped; the shell deletes the status file and exits.
+ *   <li>{@code shutdown} leaving workers (a restart): the daemon is stopped at once and no worker is
+ *       sent anything; each runs on and says hello to the next daemon, which adopts it (D4, S6).
  * </ol>
  *
  * Only {@link #transitionTo} changes the phase.
@@ -59,6 +61,11 @@ final class Lifecycle {
   /** Whether the daemon's own phase moves on only by an event (running or paused), not by a look at every step. */
   boolean steady() {
     return phase instanceof DaemonPhase.Running || phase instanceof DaemonPhase.Paused;
+  }
+
+  /** Whether dispatch is paused, also during a shutdown that began paused. */
+  boolean paused() {
+    return phase.paused();
   }
 
   boolean stopped() {
@@ -127,6 +134,9 @@ final class Lifecycle {
       for (WorkerKey k : members.values()) {
         ctx.channel.send(k, new ToWorker.Quiesce());
       }
+    } else if (how == Command.Shutdown.Mode.LEAVE_WORKERS) {
+      complete(replyTo, "every worker left running for the next daemon", nowMonoMs, nowWallMs);
+      return;
     } else {
       throw new AssertionError(how);
     }

@@ -83,6 +83,14 @@ class EnginePropertiesTest {
   }
 
   @Test
+  void D4_aRestartLeavesEveryWorkerRunningAndTheNextDaemonTakesThemOver() {
+    simulate("D4", Simulation.Profile.SHUTDOWNS, 1000).assertSaw(
+        "shutdown LEAVE_WORKERS -> ShuttingDown", "restart: a task worker left running",
+        "restart: a service worker left running", "recovered after a restart: READOPT", "daemon exited after shutdown",
+        "service adopted");
+  }
+
+  @Test
   void S6_otherBuildsStopAsLostAndRestartOnThisBuild() {
     simulate("S6", Simulation.Profile.BUILDS, 800).assertSaw(
         "boot on a new build", "recovered STOP_OTHER_BUILD", "stop LOST task", "stop LOST service",

@@ -110,6 +110,11 @@ final class Simulation {
     SHUTDOWN_IDLE,
     /** {@code shutdown} stopping workers (half this chance). */
     SHUTDOWN_STOP,
+    /**
+     * {@code shutdown} leaving every worker running ({@code vigil restart}, half this chance): the
+     * daemon stops at once, sends no worker anything, and the next one boots soon after.
+     */
+    RESTART,
     /** The wall clock jumps (days ahead, or minutes back). */
     WALL_JUMP,
     /** The monotonic clock jumps (a suspend). */
@@ -191,7 +196,8 @@ final class Simulation {
     /** Idle shutdowns over busy and idle workers (S5). */
     static final Profile SHUTDOWNS = of("SHUTDOWNS", Knob.SUBMIT, 10, Knob.KILL_WORKER, 1, Knob.CRASH, 1,
         Knob.VERB_CRASH, 1, Knob.NEW_BUILD, 20, Knob.SERVICE_CONTROL, 1, Knob.PAUSE, 1, Knob.SHUTDOWN_IDLE, 12,
-        Knob.SHUTDOWN_STOP, 2, Knob.SERVICES, 100, Knob.SERVICE_WORK, 20, Knob.SERVICE_CRASH, 10, Knob.HOLD, 1);
+        Knob.SHUTDOWN_STOP, 2, Knob.RESTART, 6, Knob.SERVICES, 100, Knob.SERVICE_WORK, 20, Knob.SERVICE_CRASH, 10,
+        Knob.HOLD, 1);
     /** Service workers crash, survive their stops and run out of budget (S1, S3, S6). */
     static final Profile SERVICES = of("SERVICES", Knob.SUBMIT, 8, Knob.KILL_WORKER, 3, Knob.CRASH, 3,
         Knob.VERB_CRASH, 1, Knob.LAUNCH_CRASH, 1, Knob.NEW_BUILD, 40, Knob.SERVICE_CONTROL, 1, Knob.SHUTDOWN_IDLE, 1,
@@ -290,6 +296,10 @@ final class Simulation {
   private final Map<RunId, Integer> startedBy = new HashMap<>();
   private final Map<RunId, Set<Integer>> stoppedBy = new HashMap<>();
   private final Set<RunId> readopted = new HashSet<>();
+  /** The task runs whose workers a restart left running, until the next boot recovered them (D4). */
+  private final Set<RunId> restartLeft = new HashSet<>();
+  /** Whether the daemon that stops now was stopped by a restart. */
+  private boolean restarted;
   /** Runs settled so far: each exactly once (C8, Q13), across every incarnation. */
   private final Set<RunId> settledRuns = new HashSet<>();
   private final List<EngineConfig.LaneLimit> lanes;
@@ -534,7 +544,12 @@ final class Simulation {
     Inc i = new Inc(incarnations, build);
     inc = i;
     try {
-      Engine e = Engine.boot(config(i), ports(i), world.monoMs, world.wallMs);
+      Engine e;
+      try {
+        e = Engine.boot(config(i), ports(i), world.monoMs, world.wallMs);
+      } finally {
+        restartLeft.clear(); // what this boot did not recover was recovered by no restart's successor
+      }
       i.booting = false;
       if (inc == i) {
         i.engine = e;
@@ -766,6 +781,10 @@ final class Simulation {
 
   private void cleanExit() {
     seen.saw("daemon exited after shutdown");
+    if (!restarted) {
+      restartLeft.clear();
+    }
+    restarted = false;
     world.end(inc.proc, 0, null);
     world.daemonDied();
     inc.engine = null;
@@ -903,6 +922,8 @@ final class Simulation {
       shutdown(Command.Shutdown.Mode.IF_IDLE);
     } else if (up() && !inc.shutdownPending && rng.nextInt(200) < profile.pct(Knob.SHUTDOWN_STOP)) {
       shutdown(Command.Shutdown.Mode.STOP_WORKERS);
+    } else if (up() && !inc.shutdownPending && rng.nextInt(200) < profile.pct(Knob.RESTART)) {
+      restart();
     }
     if (up() && !inc.shutdownPending && !services.isEmpty() && rng.nextInt(100) < profile.pct(Knob.SERVICE_CONTROL)) {
       String name = services.get(rng.nextInt(services.size())).name();
@@ -1152,6 +1173,43 @@ final class Simulation {
     });
   }
 
+  /**
+   * D4 by {@code vigil restart}: the daemon stops at once, answered in the same call; no worker is
+   * sent anything (no stop, no quiesce) and every worker stays alive for the next daemon, which
+   * boots on the same build and takes each live run over without a new run or a spent attempt.
+   */
+  private void restart() {
+    Map<WorkerKey, Integer> inboxes = new HashMap<>();
+    world.bound.forEach((k, w) -> inboxes.put(k, w.inbox.size()));
+    List<SimWorld.Proc> alive = world.livePids.values().stream().filter(p -> p.alive).toList();
+    shutdown(Command.Shutdown.Mode.LEAVE_WORKERS);
+    if (inc != null && inc.engine != null && !inc.engine.stopped()) {
+      violated("D4: a restart's shutdown did not stop the daemon at once");
+    }
+    world.bound.forEach((k, w) -> {
+      if (w.inbox.size() > inboxes.getOrDefault(k, 0)) {
+        violated("D4: a restart sent " + k + " " + w.inbox.peekLast().message());
+      }
+    });
+    for (SimWorld.Proc p : alive) {
+      if (!p.alive) {
+        violated("D4: a restart ended the worker " + p.identity);
+      }
+    }
+    restartLeft.clear();
+    for (SimWorld.Proc p : alive) {
+      if (p instanceof SimWorld.TaskProc t && t.gotGo) {
+        restartLeft.add(t.run);
+      }
+    }
+    if (!restartLeft.isEmpty()) {
+      seen.saw("restart: a task worker left running");
+    }
+    if (alive.stream().anyMatch(p -> p instanceof SimWorld.ServiceProc)) {
+      seen.saw("restart: a service worker left running");
+    }
+  }
+
   private void shutdownReplied(Inc i, Command.Shutdown.Mode mode, Reply r, int[] replies) {
     if (++replies[0] > 1) {
       violated("a command is answered exactly once: shutdown answered twice");
@@ -1161,7 +1219,9 @@ final class Simulation {
       world.idleShutdownPending = false;
     }
     seen.saw("shutdown " + mode + " -> " + r.getClass().getSimpleName());
-    if (r instanceof Reply.ShuttingDown) {
+    if (r instanceof Reply.ShuttingDown && mode == Command.Shutdown.Mode.LEAVE_WORKERS) {
+      restarted = true;
+    } else if (r instanceof Reply.ShuttingDown) {
       if (!law.liveRuns().isEmpty()) {
         violated("S5 idle shutdown never aborts: shutting down with live runs " + law.liveRuns());
       }
@@ -1344,6 +1404,14 @@ final class Simulation {
       }
       if (r.action() == EngineEvent.RecoveryAction.READOPT) {
         readopted.add(r.run());
+      }
+      if (restartLeft.remove(r.run())) {
+        seen.saw("recovered after a restart: " + r.action());
+        if (r.action() != EngineEvent.RecoveryAction.READOPT
+            && world.tasksOf(r.run()).stream().anyMatch(p -> p.alive && p.gotGo && p.build.equals(i.build))) {
+          violated("D4: " + r.run() + " ran on, untouched, through a restart, and the next daemon of its build did "
+              + r.action() + " instead of taking it over");
+        }
       }
       if (r.action() == EngineEvent.RecoveryAction.READOPT || r.action() == EngineEvent.RecoveryAction.STOP_OTHER_BUILD) {
         Run run = law.run(r.run()).orElseThrow();
