@@ -17,6 +17,7 @@ import dev.vigil.launcher.internal.LogFollow;
 import dev.vigil.launcher.internal.LogTail;
 import dev.vigil.launcher.internal.Pages;
 import dev.vigil.launcher.internal.StatusFile;
+import dev.vigil.launcher.internal.StoreReading;
 import dev.vigil.launcher.internal.SubmitBatches;
 import dev.vigil.launcher.internal.Up;
 import dev.vigil.launcher.internal.VigilConfig;
@@ -29,6 +30,7 @@ import java.nio.file.Path;
 import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -175,13 +177,41 @@ public final class Main implements Runnable {
     }
   }
 
-  /** A whole list ({@code list} or {@code runs}), read page by page. */
+  /**
+   * A view's reply ({@code show}): from the daemon, or, when none runs, read from the store with each
+   * live run's watch ({@link StoreReading}). Loops that wait for a daemon's progress use {@link #call}.
+   */
+  static ObjectNode view(Home home, String op, ObjectNode args) {
+    Optional<ObjectNode> read = StoreReading.withoutDaemon(home, r -> r.call(op, args));
+    if (read.isPresent()) {
+      readFromTheStore(home);
+      return Client.ok(read.get());
+    }
+    return call(home, op, args);
+  }
+
+  /** A whole list ({@code list} or {@code runs}), read page by page; from the store when no daemon runs. */
   static ArrayNode list(Home home, String op, ObjectNode args, String field) {
+    Optional<ArrayNode> read = StoreReading.withoutDaemon(home, r -> {
+      ArrayNode out = JsonNodeFactory.instance.arrayNode();
+      Pages.all(a -> r.call(op, a), op, args, field).forEach(out::add);
+      return out;
+    });
+    if (read.isPresent()) {
+      readFromTheStore(home);
+      return read.get();
+    }
     try (Client c = connect(home, false)) {
       ArrayNode out = JsonNodeFactory.instance.arrayNode();
       Pages.all(c, op, args, field).forEach(out::add);
       return out;
     }
+  }
+
+  /** The one line that says a view was read from the store because no daemon runs. */
+  static void readFromTheStore(Home home) {
+    System.err.println("vigil: no daemon is running on " + home.dir() + "; this was read from its store (vigil up "
+        + "starts the daemon)");
   }
 
   /** A connection to the daemon of {@code home}, waiting for one that is starting as {@code --wait-daemon} says. */
@@ -205,6 +235,10 @@ public final class Main implements Runnable {
   static final String CONFIG_HELP = "the daemon's JSON configuration file: lanes, attempts, worker types, "
       + "services, timeouts (default: one lane 'default' running 2 at once, 3 attempts, the command type; see "
       + "docs/CONFIG.md)";
+
+  /** What the views say of reading the store while no daemon runs. */
+  static final String READ_WITHOUT_DAEMON = "With no daemon running, it reads the daemon's store (only reads it) and "
+      + "says so on stderr; a run that no daemon has watched for stalledRunning (1m; docs/CONFIG.md) is called stalled.";
 
   /** The description of {@code --json}. */
   static final String JSON_HELP = "print JSON instead of text (its fields: docs/CLI.md)";
@@ -480,14 +514,25 @@ public final class Main implements Runnable {
     }
   }
 
-  @Command(name = "status", mixinStandardHelpOptions = true, description = "The daemon: its pid and version, "
-      + "each lane's running and waiting tasks, running work, services and how many tasks are in each state.")
+  @Command(name = "status", mixinStandardHelpOptions = true, description = {"The daemon: its pid and version, "
+      + "each lane's running and waiting tasks, running work, services and how many tasks are in each state.",
+      "With no daemon running: says so (exit 4) and what its store says: how many tasks are in each state and the "
+      + "runs that had not ended, each called stalled once no daemon has watched it for stalledRunning (1m; "
+      + "docs/CONFIG.md). Its store is only read. --json needs a daemon."})
   static final class StatusCmd extends Sub {
     @Option(names = "--json", description = JSON_HELP)
     boolean json;
 
     @Override
     public Integer call() {
+      if (!json) { // no daemon: what its store says, with the running work that no daemon watches
+        Optional<List<String>> read = StoreReading.withoutDaemon(home(), r -> Views.storeStatus(home().dir(),
+            r.counts(), r.liveRuns(), System.currentTimeMillis()));
+        if (read.isPresent()) {
+          read.get().forEach(out()::println);
+          return Client.NO_DAEMON;
+        }
+      }
       ObjectNode reply;
       try (Client c = connect(home(), false)) {
         reply = c.call("status", args());
@@ -506,8 +551,8 @@ public final class Main implements Runnable {
     }
   }
 
-  @Command(name = "tasks", mixinStandardHelpOptions = true, description = "Tasks (tickets), one a line in id "
-      + "order: id, state, lane, attempts, command, labels.")
+  @Command(name = "tasks", mixinStandardHelpOptions = true, description = {"Tasks (tickets), one a line in id "
+      + "order: id, state, lane, attempts, command, labels.", READ_WITHOUT_DAEMON})
   static final class TasksCmd extends Sub {
     @Option(names = "--state", paramLabel = "STATE", description = "only tickets in this state: READY, LEASED "
         + "(running), SUCCEEDED, FAILED, HELD or CANCELLED (default: all)")
@@ -550,8 +595,8 @@ public final class Main implements Runnable {
     return Views.ticketLine(t);
   }
 
-  @Command(name = "runs", mixinStandardHelpOptions = true, description = "Runs (each start of a ticket is a run, "
-      + "like t-12.1), one a line in id order: attempt, state, verdict, pid, exit and why it ended.")
+  @Command(name = "runs", mixinStandardHelpOptions = true, description = {"Runs (each start of a ticket is a run, "
+      + "like t-12.1), one a line in id order: attempt, state, verdict, pid, exit and why it ended.", READ_WITHOUT_DAEMON})
   static final class RunsCmd extends Sub {
     @Option(names = "--live", description = "only runs that have not ended")
     boolean live;
@@ -580,9 +625,9 @@ public final class Main implements Runnable {
     return Views.runLine(r);
   }
 
-  @Command(name = "show", mixinStandardHelpOptions = true, description = "One ticket in detail: its command, "
+  @Command(name = "show", mixinStandardHelpOptions = true, description = {"One ticket in detail: its command, "
       + "directory, environment (names only), time limit, labels and every run, with the result its worker "
-      + "returned (cut to a line here; --json shows it whole).")
+      + "returned (cut to a line here; --json shows it whole).", READ_WITHOUT_DAEMON})
   static final class ShowCmd extends Sub {
     @Parameters(paramLabel = "TICKET", description = "a ticket id, like t-12")
     String ticket;
@@ -594,7 +639,7 @@ public final class Main implements Runnable {
     public Integer call() {
       ObjectNode a = args();
       a.put("ticket", ticket);
-      JsonNode t = Main.call(home(), "show", a).path("ticket");
+      JsonNode t = Main.view(home(), "show", a).path("ticket");
       if (json) {
         out().println(pretty(t));
         return 0;

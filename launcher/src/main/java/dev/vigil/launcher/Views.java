@@ -74,11 +74,53 @@ final class Views {
   static String ticketLine(JsonNode t) {
     String labels = labels(t);
     long wait = waitMs(t, System.currentTimeMillis());
-    return String.format("%-8s %-10s lane %-10s %-28s %s%s%s%s%s", t.path("id").asText(), t.path("state").asText(),
+    return String.format("%-8s %-10s lane %-10s %-28s %s%s%s%s%s%s", t.path("id").asText(), t.path("state").asText(),
         t.path("lane").asText(), attempts(t), shortened(command(t), COMMAND_WIDTH),
         labels.isEmpty() ? "" : " [" + labels + "]", t.path("parked").asBoolean() ? " parked" : "",
         wait > 0 ? " due in " + Durations.format(roundedUp(wait)) : "",
-        t.hasNonNull("holdReason") ? " (" + t.path("holdReason").asText() + ")" : "");
+        t.hasNonNull("holdReason") ? " (" + t.path("holdReason").asText() + ")" : "", stalled(t, System.currentTimeMillis()));
+  }
+
+  /**
+   * {@code vigil status} while no daemon runs: that it does not, how many tickets are in each state,
+   * and the runs that had not ended, each with whether it is stalled.
+   */
+  static List<String> storeStatus(java.nio.file.Path home, java.util.Map<dev.vigil.coordination.TicketState, Integer> counts,
+      List<JsonNode> live, long nowMs) {
+    List<String> out = new ArrayList<>();
+    out.add("No daemon is running on " + home + " (this is what its store says; vigil up starts the daemon).");
+    StringBuilder tickets = new StringBuilder("Tasks:");
+    counts.forEach((state, n) -> {
+      if (n > 0) {
+        tickets.append(' ').append(state.name()).append(' ').append(n);
+      }
+    });
+    out.add(tickets.length() == "Tasks:".length() ? "Tasks: none" : tickets.toString());
+    if (live.isEmpty()) {
+      out.add("No run was running.");
+    } else {
+      out.add("Runs that had not ended (their workers may still be working; the next daemon takes them over):");
+      live.forEach(r -> out.add("  " + runLine(r)));
+    }
+    return out;
+  }
+
+  /**
+   * For a run, or a running ticket, that no daemon has watched for {@code stalledRunning}: since
+   * when, in words; else nothing.
+   */
+  static String stalled(JsonNode n, long nowMs) {
+    if (!n.hasNonNull("stalledSinceMs")) {
+      return "";
+    }
+    long since = n.path("stalledSinceMs").asLong();
+    return " stalled: no daemon since " + clock(since) + " (" + Durations.format(Math.max(0, nowMs - since) / 1000 * 1000)
+        + " ago)";
+  }
+
+  private static String clock(long ms) {
+    return java.time.Instant.ofEpochMilli(ms).atZone(java.time.ZoneId.systemDefault()).toLocalTime()
+        .withNano(0).toString();
   }
 
   /** How long a READY ticket still waits for its due time ({@code --at}, {@code --in}), ms; 0 when due. */
@@ -104,7 +146,7 @@ final class Views {
         r.hasNonNull("pid") ? r.path("pid").asText() : "-", exit(r),
         r.hasNonNull("diagnosis") ? r.path("diagnosis").asText() : r.hasNonNull("stopIntent")
             ? (r.path("stopIntent").asText().equals("TIMEOUT") ? "timed out: being stopped" : "killed: being stopped") : "",
-        r.path("handStarted").asBoolean() ? " (by hand)" : "");
+        r.path("handStarted").asBoolean() ? " (by hand)" : "") + stalled(r, System.currentTimeMillis());
   }
 
   /**

@@ -114,7 +114,12 @@ public record TimeoutLattice(Map<Timeout, Long> millis, int restartGiveUpCount) 
     /** Age after which a startup sweep takes a claim as stale (Q10), default 24 h. */
     STALE_CLAIM("staleClaim", 86_400_000),
     /** Bound on wall-clock skew between Vigil's processes (S3), default 2 s. */
-    REVIVAL_CLOCK_SKEW("revivalClockSkew", 2_000);
+    REVIVAL_CLOCK_SKEW("revivalClockSkew", 2_000),
+    /**
+     * How long a live run goes without a live daemon before views call it stalled
+     * ({@link StalledRuns}), default 1 min. A view only: it decides nothing.
+     */
+    STALLED_RUNNING("stalledRunning", 60_000);
 
     private final String configName;
     private final long defaultMs;

@@ -75,7 +75,7 @@ final class DatabaseFile {
    * for it: after a {@code kill -9} closing a read-only store that would need recovery logs a
    * harmless "This store is read-only" error; a probe that fails throws, and that is reported.
    */
-  private String probeUrl() {
+  String probeUrl() {
     return "jdbc:h2:file:" + fileSystem + base + COMMON + ";TRACE_LEVEL_FILE=0;IFEXISTS=TRUE;ACCESS_MODE_DATA=r";
   }
 

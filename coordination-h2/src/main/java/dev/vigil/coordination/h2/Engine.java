@@ -21,10 +21,41 @@ final class Engine {
 
   private final Connection keeper;
   final HikariDataSource pool;
+  /** Opened read-only ({@link #startReading}): closing writes nothing. */
+  final boolean reading;
 
-  private Engine(Connection keeper, HikariDataSource pool) {
+  private Engine(Connection keeper, HikariDataSource pool, boolean reading) {
     this.keeper = keeper;
     this.pool = pool;
+    this.reading = reading;
+  }
+
+  /**
+   * Opens an existing database at the read-only {@code url} for reading only: no setting, no
+   * migration, no write; one pooled session.
+   */
+  static Engine startReading(DatabaseFile db, String url, H2Options options) {
+    Connection keeper;
+    try {
+      keeper = DatabaseFile.connect(url);
+    } catch (SQLException e) {
+      throw db.openFailure(e);
+    }
+    try {
+      return new Engine(keeper, pool(url, options.withPoolSize(1)), true);
+    } catch (RuntimeException e) {
+      closeQuietly(keeper);
+      throw e;
+    }
+  }
+
+  /** Closes a database opened for reading: the pool, then the keeper session; nothing is written. */
+  void closeReading() {
+    try {
+      pool.close();
+    } finally {
+      closeQuietly(keeper);
+    }
   }
 
   /**
@@ -44,7 +75,7 @@ final class Engine {
       applyStorageSettings(keeper, tuning, db);
       Schema.migrate(keeper, db.toString());
       proveWritable(keeper);
-      return new Engine(keeper, pool(url, options));
+      return new Engine(keeper, pool(url, options), false);
     } catch (SQLException e) {
       closeQuietly(keeper);
       if (!(Damage.diagnose(e) instanceof Damage.Diagnosis.Other)) {

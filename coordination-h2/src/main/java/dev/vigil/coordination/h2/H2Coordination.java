@@ -246,6 +246,45 @@ public final class H2Coordination implements Coordination, AutoCloseable {
   }
 
   /**
+   * Opens an existing store for reading only, for views while no daemon runs: nothing is created,
+   * migrated or written, not even at close. Only {@link #store()} may be used; a verb fails. The
+   * caller keeps any daemon from opening the file meanwhile (it holds the daemon lock).
+   *
+   * @throws DamagedStoreException      if the file is damaged
+   * @throws CoordinationStoreException if there is no such file, or it was written by another
+   *                                    version of Vigil than this one (a daemon of this version
+   *                                    upgrades an older one when it opens it), or it cannot be opened
+   */
+  public static H2Coordination openForReading(Path databaseFile) {
+    H2Options options = H2Options.defaults();
+    DatabaseFile db = new DatabaseFile(databaseFile, options.fileSystem());
+    db.checkDirectory();
+    if (!db.exists()) {
+      throw new CoordinationStoreException("there is no store at " + databaseFile);
+    }
+    Path key = registryKey(db);
+    if (!OPEN.add(key)) {
+      throw db.refused("it is already open in this process");
+    }
+    try {
+      db.checkExistingFile();
+      int version = db.probeSchemaVersion();
+      if (version != Schema.CURRENT_VERSION) {
+        throw new CoordinationStoreException(db + " was written by an older version of Vigil; start the daemon "
+            + "once (vigil up) to upgrade it");
+      }
+      Engine engine = Engine.startReading(db, db.probeUrl(), options);
+      Transactions transactions = new Transactions(db, engine, () -> {
+        throw new IllegalStateException("a store opened for reading is never reopened");
+      }, null, options);
+      return new H2Coordination(db, db.probeUrl(), key, transactions, options.retryPolicy());
+    } catch (RuntimeException | Error e) {
+      OPEN.remove(key);
+      throw e;
+    }
+  }
+
+  /**
    * Marks {@code db} as in use by this JVM for a maintenance step ({@link H2Maintenance}), so that
    * no {@link #open} of it runs meanwhile; returns the key to pass to {@link #unreserve}.
    *

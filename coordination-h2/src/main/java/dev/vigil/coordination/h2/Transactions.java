@@ -297,7 +297,9 @@ final class Transactions {
     try {
       if (!closed) {
         closed = true;
-        if (broken == null && damaged) {
+        if (engine.reading) {
+          engine.closeReading();
+        } else if (broken == null && damaged) {
           engine.shutdownImmediately(file);
         } else if (broken == null) {
           engine.shutdownCompact(file);

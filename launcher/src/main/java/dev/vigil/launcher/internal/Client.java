@@ -226,6 +226,8 @@ public final class Client implements AutoCloseable {
 
   /** Exit 5: the daemon runs but its store is unavailable (D5); its work runs on, nothing new starts. */
   public static final int STORE_UNAVAILABLE = 5;
+  /** The exit code when no daemon answers (4). */
+  public static final int NO_DAEMON = 4;
 
   /** The CLI exit code of a reply kind: Failed 1, Invalid and NotFound 2, Denied and Busy 3, Unavailable 5, else 0. */
   public static int exitCodeOf(ObjectNode reply) {

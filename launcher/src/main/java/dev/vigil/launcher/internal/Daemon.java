@@ -130,6 +130,11 @@ public final class Daemon implements AutoCloseable {
   private final java.util.function.UnaryOperator<H2Options> storeOptions;
   private Board board;
   /**
+   * How long a start waits for the daemon lock while no live daemon's status file is there, ms: a view
+   * reading the store without a daemon ({@link StoreReading}) holds it that briefly.
+   */
+  static final long LOCK_READER_WAIT_MS = 3_000;
+  /**
    * Whether the next incarnation starts paused: a daemon started by {@code vigil restart} from a
    * paused one, or one whose paused incarnation a store outage dropped. Scheduling thread only.
    */
@@ -231,8 +236,18 @@ public final class Daemon implements AutoCloseable {
     }
     try {
       lock = DaemonLock.tryAcquire(home.lockFile()).orElse(null);
+      // a view that reads the store while no daemon runs holds the lock for a moment: wait it out
+      long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(LOCK_READER_WAIT_MS);
+      while (lock == null && System.nanoTime() < until && statusFile.read()
+          .flatMap(st -> ProcessHandle.of(st.pid())).filter(ProcessHandle::isAlive).isEmpty()) {
+        Thread.sleep(50);
+        lock = DaemonLock.tryAcquire(home.lockFile()).orElse(null);
+      }
     } catch (IOException e) {
       throw new Refused(1, "cannot open " + home.lockFile() + ": " + e.getMessage());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new Refused(1, "interrupted while waiting for " + home.lockFile());
     }
     if (lock == null) {
       String who = statusFile.read().map(s -> " (pid " + s.pid() + ")").orElse("");

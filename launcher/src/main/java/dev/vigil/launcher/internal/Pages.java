@@ -24,6 +24,12 @@ public final class Pages {
    * @throws Client.Failure as {@link Client#ok}, or when even a one-item page is too large
    */
   public static List<JsonNode> all(Client client, String op, ObjectNode args, String field) {
+    return all(a -> client.call(op, a), op, args, field);
+  }
+
+  /** As {@link #all(Client, String, ObjectNode, String)}, each page asked of {@code call}. */
+  public static List<JsonNode> all(java.util.function.Function<ObjectNode, ObjectNode> call, String op, ObjectNode args,
+      String field) {
     List<JsonNode> out = new ArrayList<>();
     int limit = FIRST_PAGE;
     String after = null;
@@ -35,7 +41,7 @@ public final class Pages {
       }
       JsonNode page;
       try {
-        page = Client.ok(client.call(op, a)).path(field);
+        page = Client.ok(call.apply(a)).path(field);
       } catch (Client.Failure f) {
         if (limit > 1 && Message.Error.isTooLong(f.getMessage())) {
           limit = Math.max(1, limit / 8);

@@ -412,6 +412,7 @@ public final class Wire {
     ObjectNode o = JSON.valueToTree(t);
     o.put("allowedAttempts", t.allowedAttempts());
     o.set("payload", payload(t.payload()));
+    o.putNull("stalledSinceMs"); // set only by a reading of the store while no daemon runs (StoreReading)
     return o;
   }
 
@@ -468,6 +469,7 @@ public final class Wire {
     o.put("pid", r.start() == null ? null : r.start().identity().pid());
     o.put("exitCode", r.exit() == null ? null : r.exit().exitCode());
     o.put("signal", r.exit() == null ? null : r.exit().signal());
+    o.putNull("stalledSinceMs"); // set only by a reading of the store while no daemon runs (StoreReading)
     return o;
   }
 
