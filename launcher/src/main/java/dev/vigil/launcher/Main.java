@@ -95,6 +95,17 @@ public final class Main implements Runnable {
 
   /** Runs the CLI and returns its exit code. */
   public static int run(String[] args, PrintStream out, PrintStream err) {
+    Optional<StatusCmd> quick = quickStatus(args);
+    if (quick.isPresent()) {
+      WAIT_DAEMON_MS.set(quick.get().root.waitDaemonMs == null ? DaemonWait.DEFAULT_MS : quick.get().root.waitDaemonMs);
+      try {
+        return quick.get().call();
+      } catch (Exception e) {
+        return failed(e, err);
+      } finally {
+        WAIT_DAEMON_MS.remove();
+      }
+    }
     CommandLine cl = new CommandLine(new Main());
     cl.setOut(new java.io.PrintWriter(out, true));
     cl.setErr(new java.io.PrintWriter(err, true));
@@ -102,17 +113,7 @@ public final class Main implements Runnable {
       err.println("vigil: " + usageError(ex));
       return 2;
     });
-    cl.setExecutionExceptionHandler((ex, c, parsed) -> {
-      if (ex instanceof Client.Failure f) {
-        err.println("vigil: " + f.getMessage());
-        return f.exitCode();
-      } else if (ex instanceof ConfigException || ex instanceof IllegalArgumentException) {
-        err.println("vigil: " + Wire.oneLine(ex.getMessage()));
-        return 2;
-      }
-      err.println("vigil: " + Wire.oneLine(String.valueOf(ex)));
-      return 1;
-    });
+    cl.setExecutionExceptionHandler((ex, c, parsed) -> failed(ex, err));
     CommandLine.IExecutionStrategy runLast = new CommandLine.RunLast();
     cl.setExecutionStrategy(parsed -> {
       Main root = parsed.commandSpec().commandLine().getCommand();
@@ -124,6 +125,63 @@ public final class Main implements Runnable {
       }
     });
     return cl.execute(args);
+  }
+
+  /** A command that failed: its one line on {@code err}, and its exit code. */
+  private static int failed(Exception ex, PrintStream err) {
+    if (ex instanceof Client.Failure f) {
+      err.println("vigil: " + f.getMessage());
+      return f.exitCode();
+    } else if (ex instanceof ConfigException || ex instanceof IllegalArgumentException) {
+      err.println("vigil: " + Wire.oneLine(ex.getMessage()));
+      return 2;
+    }
+    err.println("vigil: " + Wire.oneLine(String.valueOf(ex)));
+    return 1;
+  }
+
+  /**
+   * {@code vigil [--home DIR] [--wait-daemon D] status [--json]}, the most frequent call, without
+   * building the command model: picocli's classes target Java 5, so no class archive holds them and
+   * every call loads and verifies them afresh (docs/PERFORMANCE.md). Any other form, a bad value
+   * included, is left to picocli, which says what is wrong.
+   */
+  static Optional<StatusCmd> quickStatus(String[] args) {
+    Main root = new Main();
+    int i = 0;
+    while (i < args.length && args[i].startsWith("--")) {
+      String a = args[i];
+      String name = a.contains("=") ? a.substring(0, a.indexOf('=')) : a;
+      String value;
+      if (a.contains("=")) {
+        value = a.substring(a.indexOf('=') + 1);
+        i++;
+      } else if (i + 1 < args.length) {
+        value = args[i + 1];
+        i += 2;
+      } else {
+        return Optional.empty();
+      }
+      if (name.equals("--home") && root.homeOption == null && !value.isEmpty()) {
+        root.homeOption = Path.of(value);
+      } else if (name.equals("--wait-daemon") && root.waitDaemonMs == null) {
+        try {
+          root.waitDaemonMs = Durations.parse(value.equals("0") ? "0ms" : value);
+        } catch (IllegalArgumentException e) {
+          return Optional.empty();
+        }
+      } else {
+        return Optional.empty();
+      }
+    }
+    if (i >= args.length || !args[i].equals("status") || args.length - i > 2
+        || (args.length - i == 2 && !args[i + 1].equals("--json"))) {
+      return Optional.empty();
+    }
+    StatusCmd c = new StatusCmd();
+    c.root = root;
+    c.json = args.length - i == 2;
+    return Optional.of(c);
   }
 
   /**
