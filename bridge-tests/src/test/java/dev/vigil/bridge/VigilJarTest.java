@@ -32,8 +32,12 @@ class VigilJarTest {
   record Result(int code, String out, String err) {}
 
   private Result vigil(String... args) throws Exception {
+    return vigilFrom(JAR, args);
+  }
+
+  private Result vigilFrom(Path jar, String... args) throws Exception {
     List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-jar", JAR.toString(), "--home", home.toString()));
+        "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-jar", jar.toString(), "--home", home.toString()));
     cmd.addAll(List.of(args));
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(tmp.resolve("err.txt").toFile());
     Process p = pb.start();
@@ -53,6 +57,43 @@ class VigilJarTest {
     if (home != null) {
       vigil("down", "--stop-workers");
     }
+  }
+
+  /**
+   * A rebuild writes the jar that a running daemon was started from: the daemon and its workers run
+   * from copies in the home, so the daemon still answers every command (loading classes it had not
+   * needed yet), its running task finishes and a new task starts.
+   */
+  @Test
+  void theJarRewrittenUnderARunningDaemon_changesNothingForTheDaemonOrItsWorkers() throws Exception {
+    assertTrue(Files.isRegularFile(JAR), "the runnable jar is built: " + JAR);
+    home = tmp.resolve("home");
+    Path jar = tmp.resolve("vigil.jar");
+    Files.copy(JAR, jar);
+    Result up = vigilFrom(jar, "up");
+    assertEquals(0, up.code(), up.err());
+    Path go = tmp.resolve("go");
+    String t1 = vigilFrom(jar, "submit", "--", "sh", "-c", "while [ ! -f '" + go + "' ]; do sleep 0.2; done").out();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+    while (!show(t1).path("runs").path(0).path("state").asText().equals("RUNNING")) {
+      assertTrue(System.nanoTime() < deadline, "the task runs");
+      Thread.sleep(300);
+    }
+    try (java.io.OutputStream o = Files.newOutputStream(jar, java.nio.file.StandardOpenOption.TRUNCATE_EXISTING)) {
+      o.write("a rebuild in progress".getBytes(StandardCharsets.UTF_8)); // the same file, rewritten in place
+    }
+    try (var copies = Files.list(home.resolve("lib"))) {
+      assertEquals(1, copies.count(), "one build's copies in the home");
+    }
+    Result runs = vigil("runs");
+    assertEquals(0, runs.code(), runs.err());
+    assertTrue(runs.out().contains(t1 + ".1"), runs.out());
+    assertEquals(0, vigil("events").code(), "the daemon loads what it had not loaded yet from its copy");
+    Files.writeString(go, "");
+    assertEquals(0, vigil("wait", t1, "--timeout", "90s").code());
+    String t2 = vigil("submit", "--", "true").out();
+    assertEquals(0, vigil("wait", t2, "--timeout", "90s").code(), "a new worker host starts from the copies");
+    assertEquals(1, show(t1).path("runs").size());
   }
 
   @Test

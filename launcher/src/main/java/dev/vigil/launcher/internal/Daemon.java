@@ -212,6 +212,8 @@ public final class Daemon implements AutoCloseable {
       java.util.function.UnaryOperator<H2Options> storeOptions, boolean paused) throws Refused {
     HostClasspath.Resolution.Found runtime = hostClasspath();
     try {
+      home.prepare();
+      runtime = new HostClasspath.Resolution.Found(JarCopies.stable(home, BuildInfo.BUILD, runtime.entries()));
       checkWorkerTypes(config, runtime);
     } catch (ConfigException e) {
       throw new Refused(2, e.getMessage());

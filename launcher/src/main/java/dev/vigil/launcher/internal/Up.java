@@ -306,7 +306,7 @@ public final class Up {
     } else if (Files.isExecutable(Path.of("/bin/setsid"))) {
       c.add("/bin/setsid");
     }
-    c.addAll(selfCommand());
+    c.addAll(selfCommand(home));
     c.add("--home");
     c.add(home.dir().toString());
     c.add("daemon");
@@ -343,24 +343,24 @@ public final class Up {
    *
    * @throws Client.Failure exit 1 when Vigil's classes came from something another JVM cannot be given
    */
-  public static List<String> selfCommand() {
+  public static List<String> selfCommand(Home home) {
     List<String> c = new ArrayList<>();
     c.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     c.addAll(DAEMON_JVM_FLAGS);
     c.add("-cp");
-    c.add(daemonClasspath());
+    c.add(daemonClasspath(home));
     c.add("dev.vigil.launcher.Main");
     return c;
   }
 
   /**
-   * The daemon's classpath: the worker host's ({@link HostClasspath#HOST}), then the launcher, the H2
+   * The daemon's classpath, each jar as its copy under the home ({@link JarCopies}): the worker host's ({@link HostClasspath#HOST}), then the launcher, the H2
    * store, H2, HikariCP and picocli, then Logback when this JVM logs through it (the runnable jar
    * does), each where this JVM loaded it from.
    *
    * @throws Client.Failure exit 1 when one of them came from something another JVM cannot be given
    */
-  static String daemonClasspath() {
+  static String daemonClasspath(Home home) {
     List<Class<?>> classes = new ArrayList<>(HostClasspath.HOST);
     classes.addAll(List.of(Up.class, H2Coordination.class, org.h2.Driver.class, com.zaxxer.hikari.HikariDataSource.class,
         picocli.CommandLine.class));
@@ -373,7 +373,7 @@ public final class Up {
     }
     HostClasspath.Resolution r = HostClasspath.of(classes);
     if (r instanceof HostClasspath.Resolution.Found f) {
-      return f.classpath();
+      return new HostClasspath.Resolution.Found(JarCopies.stable(home, BuildInfo.BUILD, f.entries())).classpath();
     } else if (r instanceof HostClasspath.Resolution.Unknown u) {
       throw new Client.Failure(1, "cannot start the daemon: " + u.why());
     } else {
