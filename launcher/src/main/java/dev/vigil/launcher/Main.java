@@ -240,36 +240,49 @@ public final class Main implements Runnable {
    * live run's watch ({@link StoreReading}). Loops that wait for a daemon's progress use {@link #call}.
    */
   static ObjectNode view(Home home, String op, ObjectNode args) {
-    Optional<ObjectNode> read = StoreReading.withoutDaemon(home, r -> r.call(op, args));
-    if (read.isPresent()) {
-      readFromTheStore(home);
-      return Client.ok(read.get());
+    return Client.ok(daemonOrStore(home, () -> {
+      try (Client c = connect(home, false)) {
+        return c.call(op, args);
+      }
+    }, r -> r.call(op, args)));
+  }
+
+  /**
+   * {@code daemon}'s answer; when no daemon answers (exit 4, after the wait {@code --wait-daemon}
+   * allows for one that is starting), {@code store}'s reading of its store instead, said on stderr
+   * ({@link StoreReading}); when the store cannot be read either (a daemon holds it but does not
+   * answer, there is none yet), the failure stands.
+   */
+  static <T> T daemonOrStore(Home home, java.util.function.Supplier<T> daemon,
+      java.util.function.Function<StoreReading.Reader, T> store) {
+    try {
+      return daemon.get();
+    } catch (Client.Failure f) {
+      if (f.exitCode() != Client.NO_DAEMON) {
+        throw f;
+      }
+      Optional<T> read = StoreReading.withoutDaemon(home, store);
+      if (read.isEmpty()) {
+        throw f;
+      }
+      System.err.println("vigil: " + f.getMessage() + "; this was read from its store (vigil up starts the daemon)");
+      return read.get();
     }
-    return call(home, op, args);
   }
 
   /** A whole list ({@code list} or {@code runs}), read page by page; from the store when no daemon runs. */
   static ArrayNode list(Home home, String op, ObjectNode args, String field) {
-    Optional<ArrayNode> read = StoreReading.withoutDaemon(home, r -> {
+    return daemonOrStore(home, () -> {
+      try (Client c = connect(home, false)) {
+        ArrayNode out = JsonNodeFactory.instance.arrayNode();
+        Pages.all(c, op, args, field).forEach(out::add);
+        return out;
+      }
+    }, r -> {
       ArrayNode out = JsonNodeFactory.instance.arrayNode();
       Pages.all(a -> r.call(op, a), op, args, field).forEach(out::add);
       return out;
     });
-    if (read.isPresent()) {
-      readFromTheStore(home);
-      return read.get();
-    }
-    try (Client c = connect(home, false)) {
-      ArrayNode out = JsonNodeFactory.instance.arrayNode();
-      Pages.all(c, op, args, field).forEach(out::add);
-      return out;
-    }
-  }
-
-  /** The one line that says a view was read from the store because no daemon runs. */
-  static void readFromTheStore(Home home) {
-    System.err.println("vigil: no daemon is running on " + home.dir() + "; this was read from its store (vigil up "
-        + "starts the daemon)");
   }
 
   /** A connection to the daemon of {@code home}, waiting for one that is starting as {@code --wait-daemon} says. */
@@ -295,7 +308,7 @@ public final class Main implements Runnable {
       + "docs/CONFIG.md)";
 
   /** What the views say of reading the store while no daemon runs. */
-  static final String READ_WITHOUT_DAEMON = "With no daemon running, it reads the daemon's store (only reads it) and "
+  static final String READ_WITHOUT_DAEMON = "When no daemon answers, it reads the daemon's store (only reads it) and "
       + "says so on stderr; a run that no daemon has watched for stalledRunning (1m; docs/CONFIG.md) is called stalled.";
 
   /** The description of {@code --json}. */
@@ -574,7 +587,7 @@ public final class Main implements Runnable {
 
   @Command(name = "status", mixinStandardHelpOptions = true, description = {"The daemon: its pid and version, "
       + "each lane's running and waiting tasks, running work, services and how many tasks are in each state.",
-      "With no daemon running: says so (exit 4) and what its store says: how many tasks are in each state and the "
+      "When no daemon answers: says so (exit 4) and what its store says: how many tasks are in each state and the "
       + "runs that had not ended, each called stalled once no daemon has watched it for stalledRunning (1m; "
       + "docs/CONFIG.md). Its store is only read. --json needs a daemon."})
   static final class StatusCmd extends Sub {
@@ -583,14 +596,16 @@ public final class Main implements Runnable {
 
     @Override
     public Integer call() {
-      if (!json) { // no daemon: what its store says, with the running work that no daemon watches
-        Optional<List<String>> read = StoreReading.withoutDaemon(home(), r -> Views.storeStatus(home().dir(),
-            r.counts(), r.liveRuns(), System.currentTimeMillis()));
-        if (read.isPresent()) {
-          read.get().forEach(out()::println);
-          return Client.NO_DAEMON;
-        }
+      if (json) {
+        return fromTheDaemon();
       }
+      return daemonOrStore(home(), this::fromTheDaemon, r -> { // no daemon: what its store says, exit 4
+        Views.storeStatus(home().dir(), r.counts(), r.liveRuns(), System.currentTimeMillis()).forEach(out()::println);
+        return Client.NO_DAEMON;
+      });
+    }
+
+    private int fromTheDaemon() {
       ObjectNode reply;
       try (Client c = connect(home(), false)) {
         reply = c.call("status", args());

@@ -88,7 +88,7 @@ final class Views {
   static List<String> storeStatus(java.nio.file.Path home, java.util.Map<dev.vigil.coordination.TicketState, Integer> counts,
       List<JsonNode> live, long nowMs) {
     List<String> out = new ArrayList<>();
-    out.add("No daemon is running on " + home + " (this is what its store says; vigil up starts the daemon).");
+    out.add("No daemon is running on " + home + ". Its store says:");
     StringBuilder tickets = new StringBuilder("Tasks:");
     counts.forEach((state, n) -> {
       if (n > 0) {
