@@ -12,6 +12,7 @@ import dev.vigil.coordination.StopIntent;
 import dev.vigil.coordination.StopRequest;
 import dev.vigil.coordination.Submission;
 import dev.vigil.coordination.Ticket;
+import dev.vigil.coordination.TicketId;
 import dev.vigil.coordination.TicketState;
 import java.util.List;
 import java.util.Optional;
@@ -183,10 +184,18 @@ final class Commands {
         case NOT_HELD -> new Reply.Denied("ticket " + ticket + " is not held");
         case ATTEMPTS_LIMIT -> new Reply.Denied("ticket " + ticket + " would have more than "
             + NewTicket.MAX_ATTEMPTS + " attempts: ask for fewer");
+        case WAITING -> new Reply.Denied("ticket " + ticket + " " + waitingFor(ticket) + ": it goes on by itself once"
+            + " that one is released or retried (or cancel it)");
       };
     } else {
       throw new AssertionError(c);
     }
+  }
+
+  /** Q14: what a ticket held by a prerequisite waits for, in its hold reason's words. */
+  private String waitingFor(String ticket) {
+    return ctx.store.ticket(TicketId.parse(ticket)).map(Ticket::holdReason).filter(r -> r != null)
+        .filter(r -> r.startsWith("waits for ")).orElse("waits for a task that did not succeed");
   }
 
   /** Q13: a kill of the ticket's live run (or of the run named, which must be it). */
