@@ -23,9 +23,4 @@ public sealed interface Prerequisite {
       }
     }
   }
-
-  /** A ticket queued before. */
-  static Prerequisite of(TicketId ticket) {
-    return new Existing(ticket);
-  }
 }

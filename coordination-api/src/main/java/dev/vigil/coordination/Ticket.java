@@ -146,8 +146,9 @@ public record Ticket(
   }
 
   /**
-   * True when the ticket may be claimed at {@code nowMs}, ignoring lane parking: READY, unparked and
-   * due ({@link Denials#claim} finds no reason to refuse it).
+   * True when the ticket may be claimed at {@code nowMs}, ignoring lane parking and prerequisites
+   * (Q14, which need the other tickets): READY, unparked and due ({@link Denials#claim} finds no
+   * reason to refuse it).
    */
   public boolean claimableAt(long nowMs) {
     return Denials.claim(Optional.of(this), false, false, nowMs).isEmpty();

@@ -70,15 +70,41 @@ final class Views {
     return String.join(", ", out);
   }
 
-  /** A ticket in one line: id, state, lane, attempts, its command (shortened) and labels, when it is due, why it is held. */
+  /**
+   * A ticket in one line: id, state, lane, attempts, its command (shortened) and labels, when it is due,
+   * what it still waits for, why it is held.
+   */
   static String ticketLine(JsonNode t) {
     String labels = labels(t);
     long wait = waitMs(t, System.currentTimeMillis());
-    return String.format("%-8s %-10s lane %-10s %-28s %s%s%s%s%s", t.path("id").asText(), t.path("state").asText(),
+    String waits = t.path("state").asText().equals("READY") ? waitsFor(t) : "";
+    return String.format("%-8s %-10s lane %-10s %-28s %s%s%s%s%s%s", t.path("id").asText(), t.path("state").asText(),
         t.path("lane").asText(), attempts(t), shortened(command(t), COMMAND_WIDTH),
         labels.isEmpty() ? "" : " [" + labels + "]", t.path("parked").asBoolean() ? " parked" : "",
-        wait > 0 ? " due in " + Durations.format(roundedUp(wait)) : "",
+        wait > 0 ? " due in " + Durations.format(roundedUp(wait)) : "", waits.isEmpty() ? "" : " waits for " + waits,
         t.hasNonNull("holdReason") ? " (" + t.path("holdReason").asText() + ")" : "");
+  }
+
+  /** The tickets it still waits for, with what each is doing ({@code t-3 (running)}), or empty. */
+  static String waitsFor(JsonNode t) {
+    List<String> out = new ArrayList<>();
+    for (JsonNode w : t.path("waitsFor")) {
+      out.add(w.path("id").asText() + " (" + stateWords(w.path("state").asText("")) + ")");
+    }
+    return String.join(", ", out);
+  }
+
+  /** A ticket's state as a person says it. */
+  static String stateWords(String state) {
+    return switch (state) {
+      case "READY" -> "waiting";
+      case "LEASED" -> "running";
+      case "SUCCEEDED" -> "succeeded";
+      case "FAILED" -> "failed";
+      case "HELD" -> "held";
+      case "CANCELLED" -> "cancelled";
+      default -> "unknown";
+    };
   }
 
   /** How long a READY ticket still waits for its due time ({@code --at}, {@code --in}), ms; 0 when due. */
@@ -135,6 +161,13 @@ final class Views {
     String labels = labels(t);
     if (!labels.isEmpty()) {
       out.add("  labels       " + labels);
+    }
+    if (t.path("after").size() > 0) {
+      List<String> after = new ArrayList<>();
+      t.path("after").forEach(a -> after.add(a.asText()));
+      String waits = waitsFor(t);
+      out.add("  after        " + String.join(", ", after) + (waits.isEmpty() ? " (all succeeded)"
+          : "; still waits for " + waits));
     }
     if (t.hasNonNull("retryOf")) {
       out.add("  retry of     " + t.path("retryOf").asText());

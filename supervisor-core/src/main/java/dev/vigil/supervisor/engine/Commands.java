@@ -11,6 +11,7 @@ import dev.vigil.coordination.RunState;
 import dev.vigil.coordination.StopIntent;
 import dev.vigil.coordination.StopRequest;
 import dev.vigil.coordination.Submission;
+import dev.vigil.coordination.Prerequisites;
 import dev.vigil.coordination.Ticket;
 import dev.vigil.coordination.TicketId;
 import dev.vigil.coordination.TicketState;
@@ -43,10 +44,11 @@ final class Commands {
     if (command instanceof Command.StatusQuery) {
       return new Reply.StatusReport(status.status(nowMonoMs, nowWallMs, lifecycle.state()));
     } else if (command instanceof Command.ListTickets l) {
-      return new Reply.TicketList(ctx.store.tickets(l.query()));
+      List<Ticket> tickets = ctx.store.tickets(l.query());
+      return new Reply.TicketList(tickets, prerequisiteStates(tickets));
     } else if (command instanceof Command.Show s) {
-      return ctx.store.ticket(s.ticket()).<Reply>map(t -> new Reply.TicketDetail(t, ctx.store.runsOf(t.id())))
-          .orElseGet(() -> new Reply.NotFound("ticket " + s.ticket()));
+      return ctx.store.ticket(s.ticket()).<Reply>map(t -> new Reply.TicketDetail(t, ctx.store.runsOf(t.id()),
+          prerequisiteStates(List.of(t)))).orElseGet(() -> new Reply.NotFound("ticket " + s.ticket()));
     } else if (command instanceof Command.ListRuns l) {
       return new Reply.RunList(ctx.store.runs(l.query()));
     } else if (command instanceof Command.Events e) {
@@ -106,8 +108,34 @@ final class Commands {
     }
   }
 
+  /** Q14: the state of every ticket that one of {@code tickets} waits for, read once each. */
+  private java.util.Map<TicketId, TicketState> prerequisiteStates(List<Ticket> tickets) {
+    java.util.Map<TicketId, TicketState> out = new java.util.HashMap<>();
+    for (Ticket t : tickets) {
+      for (TicketId p : t.after()) {
+        if (!out.containsKey(p)) {
+          ctx.store.ticket(p).ifPresent(found -> out.put(p, found.state()));
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Q14: why a batch cannot wait for what it names (a ticket that does not exist, a later one of the
+   * batch), if it cannot. Tickets are never deleted, so what exists now exists when the batch is queued.
+   */
+  private Optional<Reply.Invalid> unknownPrerequisite(List<NewTicket> batch) {
+    try {
+      Prerequisites.check(batch, ctx.store::ticket);
+      return Optional.empty();
+    } catch (IllegalArgumentException e) {
+      return Optional.of(new Reply.Invalid(e.getMessage()));
+    }
+  }
+
   private Reply submit(NewTicket n, long nowMonoMs, long nowWallMs) {
-    Optional<Reply.Invalid> refused = refusal(n);
+    Optional<Reply.Invalid> refused = refusal(n).or(() -> unknownPrerequisite(List.of(n)));
     if (refused.isPresent()) {
       return refused.get();
     }
@@ -123,6 +151,10 @@ final class Commands {
       if (refused.isPresent()) {
         return new Reply.Invalid(refused.get().reason() + "; nothing was queued");
       }
+    }
+    Optional<Reply.Invalid> unknown = unknownPrerequisite(tickets);
+    if (unknown.isPresent()) {
+      return new Reply.Invalid(unknown.get().reason() + "; nothing was queued");
     }
     List<Reply.Submitted> out = ctx.coordination.submitAll(tickets, nowWallMs).stream().map(Commands::submitted).toList();
     dispatchAfterSubmit(nowMonoMs, nowWallMs);
