@@ -395,7 +395,47 @@ final class Salvage {
         }
       }
       labels(repairs);
+      dependencyHolds(repairs);
       return recovered;
+    }
+
+    /**
+     * Sets the dependency holds (Q14) of the copied tasks whose prerequisite row was recovered too (a
+     * hold may name a retry numbered after the task, so it is set once every task is in); a task whose
+     * row was lost stays held with its reason, and a release lets it go.
+     */
+    private void dependencyHolds(List<String> repairs) throws SQLException {
+      if (!columns(from, "TICKETS").contains("HELD_FOR") || !columns(to, "TICKETS").contains("HELD_FOR")) {
+        return;
+      }
+      List<String> cut = new ArrayList<>();
+      try (Statement s = from.createStatement(); ResultSet rs = s.executeQuery("SELECT id, held_for FROM tickets"
+          + " WHERE held_for IS NOT NULL ORDER BY id");
+           PreparedStatement p = to.prepareStatement("UPDATE tickets SET held_for = ? WHERE id = ? AND state = 'HELD'"
+               + " AND EXISTS (SELECT 1 FROM ticket_after a WHERE a.ticket_id = ? AND a.prerequisite_id = ?)")) {
+        while (rs.next()) {
+          long id = rs.getLong(1);
+          long prerequisite = rs.getLong(2);
+          p.setLong(1, prerequisite);
+          p.setLong(2, id);
+          p.setLong(3, id);
+          p.setLong(4, prerequisite);
+          int n;
+          try {
+            n = p.executeUpdate();
+          } catch (SQLException e) {
+            n = 0;
+          }
+          if (n == 0 && exists(id)) {
+            cut.add("t-" + id);
+          }
+        }
+      }
+      to.commit();
+      if (!cut.isEmpty()) {
+        repairs.add("left held, for a person to release, tasks whose record of the task they wait for was lost: "
+            + Checker.named(cut));
+      }
     }
 
     /** Rows now in the fresh store, per table. */
@@ -421,7 +461,7 @@ final class Salvage {
         lost.add(Checker.plain(t) + ": the whole table (none of its columns could be read)");
         return 0;
       }
-      Set<String> nulled = t.equals("TICKETS") ? Set.of("RETRY_OF", "RETRIED_AS") : Set.of();
+      Set<String> nulled = t.equals("TICKETS") ? Set.of("RETRY_OF", "RETRIED_AS", "HELD_FOR") : Set.of();
       String cols = String.join(", ", columns.stream().map(Checker::quote).toList());
       String insert = t.equals("COUNTERS")
           ? "MERGE INTO counters(" + cols + ") KEY(name) VALUES (" + "?, ".repeat(columns.size() - 1) + "?)"
