@@ -420,13 +420,7 @@ final class Salvage {
           p.setLong(2, id);
           p.setLong(3, id);
           p.setLong(4, prerequisite);
-          int n;
-          try {
-            n = p.executeUpdate();
-          } catch (SQLException e) {
-            n = 0;
-          }
-          if (n == 0 && exists(id)) {
+          if (rowsOrNone(p) == 0 && exists(id)) {
             cut.add("t-" + id);
           }
         }
@@ -549,13 +543,7 @@ final class Salvage {
             p.setLong(1, other);
             p.setLong(2, id);
             p.setLong(3, other);
-            int n;
-            try {
-              n = p.executeUpdate();
-            } catch (SQLException e) {
-              n = 0;
-            }
-            if (n == 0 && exists(id)) {
+            if (rowsOrNone(p) == 0 && exists(id)) {
               cut.add("t-" + id);
             }
           }
@@ -608,6 +596,15 @@ final class Salvage {
       if (made != salvagedLabels) {
         repairs.add("made the label index again from the tasks' own labels (" + made + " labels"
             + (salvagedLabels >= 0 ? ", " + salvagedLabels + " were readable" : ", none was readable") + ")");
+      }
+    }
+
+    /** The rows a link's update set; none when the fresh store refused it. */
+    private static int rowsOrNone(PreparedStatement p) {
+      try {
+        return p.executeUpdate();
+      } catch (SQLException e) {
+        return 0;
       }
     }
 
