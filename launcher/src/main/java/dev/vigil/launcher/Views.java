@@ -94,17 +94,17 @@ final class Views {
     return String.join(", ", out);
   }
 
-  /** A ticket's state as a person says it. */
+  /** A ticket's state as a person says it, in the words of the status counts ({@link #COUNTED}); READY is waiting. */
   static String stateWords(String state) {
-    return switch (state) {
-      case "READY" -> "waiting";
-      case "LEASED" -> "running";
-      case "SUCCEEDED" -> "succeeded";
-      case "FAILED" -> "failed";
-      case "HELD" -> "held";
-      case "CANCELLED" -> "cancelled";
-      default -> "unknown";
-    };
+    if (state.equals("READY")) {
+      return "waiting";
+    }
+    for (String[] c : COUNTED) {
+      if (c[0].equals(state)) {
+        return c[1];
+      }
+    }
+    return state.isEmpty() ? "unknown" : state.toLowerCase(java.util.Locale.ROOT);
   }
 
   /** How long a READY ticket still waits for its due time ({@code --at}, {@code --in}), ms; 0 when due. */
