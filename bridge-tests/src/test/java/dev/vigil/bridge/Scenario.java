@@ -113,8 +113,9 @@ public record Scenario(String name, Config config, List<Step> steps, List<String
 
   record Suspend(String text, long ms) implements Step {}
 
+  /** A submission; {@code after} names the labels of the tickets it waits for (Q14). */
   record Submit(String text, String label, String lane, Integer attempts, int priority, long timeoutMs,
-                Map<String, Behaviour> behaviours) implements Step {}
+                Map<String, Behaviour> behaviours, List<String> after) implements Step {}
 
   /** An operator's kill of the ticket's live run (Q13): then cancel, retry or hold. */
   record Kill(String text, String label, String then) implements Step {}
@@ -252,6 +253,7 @@ public record Scenario(String name, Config config, List<Step> steps, List<String
             Integer attempts = null;
             int priority = 0;
             long timeout = 0;
+            List<String> after = new ArrayList<>();
             for (int k = 2; k < w.length; k++) {
               String[] kv = w[k].split("=", 2);
               switch (kv[0]) {
@@ -259,11 +261,12 @@ public record Scenario(String name, Config config, List<Step> steps, List<String
                 case "attempts" -> attempts = Integer.parseInt(kv[1]);
                 case "priority" -> priority = Integer.parseInt(kv[1]);
                 case "timeout" -> timeout = Durations.parse(kv[1]);
+                case "after" -> after.addAll(List.of(kv[1].split(",")));
                 default -> throw new IllegalArgumentException("unknown submit option " + kv[0]);
               }
             }
             indented = new TreeMap<>();
-            steps.add(new Submit(text, w[1], lane, attempts, priority, timeout, indented));
+            steps.add(new Submit(text, w[1], lane, attempts, priority, timeout, indented, after));
           }
           default -> steps.add(step(text, w));
         }

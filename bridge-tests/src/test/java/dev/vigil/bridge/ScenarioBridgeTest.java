@@ -40,7 +40,7 @@ class ScenarioBridgeTest {
   private static final boolean RECORD = Boolean.getBoolean("vigil.bridge.record");
   /** The laws of LAWS.md that show at the level of the whole supervisor; each has a named scenario. */
   static final List<String> STACK_LAWS = List.of("C1", "C3", "C5", "C6", "C7", "C8", "C9", "Q1", "Q2", "Q3", "Q4", "Q5",
-      "Q6", "Q7", "Q8", "Q9", "Q10", "Q11", "Q12", "Q13", "S1", "S3", "S4", "S5", "S6", "S8", "S9", "D1", "D2", "D4");
+      "Q6", "Q7", "Q8", "Q9", "Q10", "Q11", "Q12", "Q13", "Q14", "S1", "S3", "S4", "S5", "S6", "S8", "S9", "D1", "D2", "D4");
 
   @TempDir
   static Path tmp;

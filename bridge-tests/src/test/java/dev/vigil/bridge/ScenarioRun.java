@@ -271,6 +271,10 @@ public final class ScenarioRun {
     if (s.timeoutMs() > 0) {
       a.put("timeoutMs", s.timeoutMs());
     }
+    if (!s.after().isEmpty()) {
+      var after = a.putArray("after");
+      s.after().forEach(l -> after.add(id(l).toString()));
+    }
     ObjectNode payload = a.putObject("payload");
     ObjectNode attempts = payload.putObject("runs");
     s.behaviours().forEach((n, b) -> attempts.put(n, b.toString()));

@@ -30,6 +30,8 @@ public sealed interface Claim {
     /** The ticket or its lane is parked (Q9). */
     PARKED,
     /** {@code notBefore} is still in the future. */
-    NOT_DUE
+    NOT_DUE,
+    /** A prerequisite has not SUCCEEDED yet (Q14, {@link Prerequisites#met}). */
+    WAITING
   }
 }

@@ -29,6 +29,11 @@ public sealed interface Control {
     /** {@code release} of a ticket that is not HELD. */
     NOT_HELD,
     /** {@code release} would grant more than {@value NewTicket#MAX_ATTEMPTS} attempts in all. */
-    ATTEMPTS_LIMIT
+    ATTEMPTS_LIMIT,
+    /**
+     * {@code release} of a ticket that a prerequisite holds (Q14): it goes on when that prerequisite
+     * is released or retried, not before.
+     */
+    WAITING
   }
 }

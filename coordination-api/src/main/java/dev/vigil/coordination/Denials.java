@@ -19,13 +19,24 @@ public final class Denials {
   private Denials() {}
 
   /**
-   * {@code claim} and {@code claimByHand} (C1, C2, Q9): NOT_FOUND, LEASED (the ticket is LEASED or
-   * a lease names it), NOT_READY (not READY), PARKED (the ticket or its lane), NOT_DUE
-   * ({@code notBefore > now}).
+   * {@code claim} and {@code claimByHand} (C1, C2, Q9, Q14): NOT_FOUND, LEASED (the ticket is LEASED
+   * or a lease names it), NOT_READY (not READY), PARKED (the ticket or its lane), NOT_DUE
+   * ({@code notBefore > now}), WAITING (a prerequisite has not SUCCEEDED: {@link Prerequisites#met}).
    *
-   * @param ticket     the ticket, if it exists
-   * @param leased     whether a lease names the ticket
-   * @param laneParked whether the ticket's lane is parked
+   * @param ticket            the ticket, if it exists
+   * @param leased            whether a lease names the ticket
+   * @param laneParked        whether the ticket's lane is parked
+   * @param prerequisitesMet  whether every prerequisite of the ticket SUCCEEDED
+   */
+  public static Optional<Claim.Reason> claim(Optional<Ticket> ticket, boolean leased, boolean laneParked, long nowMs,
+                                             boolean prerequisitesMet) {
+    Optional<Claim.Reason> r = claim(ticket, leased, laneParked, nowMs);
+    return r.isEmpty() && !prerequisitesMet ? Optional.of(Claim.Reason.WAITING) : r;
+  }
+
+  /**
+   * The checks of {@link #claim(Optional, boolean, boolean, long, boolean)} before WAITING: what a
+   * ticket's own row and lane say, its prerequisites aside.
    */
   public static Optional<Claim.Reason> claim(Optional<Ticket> ticket, boolean leased, boolean laneParked, long nowMs) {
     if (ticket.isEmpty()) {
@@ -229,6 +240,22 @@ public final class Denials {
       return Optional.of(Control.Reason.ATTEMPTS_LIMIT);
     }
     return Optional.empty();
+  }
+
+  /**
+   * {@code release} (Q1, Q8, Q14): the checks of {@link #release(Optional, java.util.OptionalInt)},
+   * then WAITING when a prerequisite holds the ticket ({@link Prerequisites#blocker}), whether the
+   * hold is that prerequisite's or a person's.
+   *
+   * @param prerequisites the tickets the ticket waits for, as they are now
+   */
+  public static Optional<Control.Reason> release(Optional<Ticket> ticket, java.util.OptionalInt asked,
+                                                 java.util.List<Ticket> prerequisites) {
+    Optional<Control.Reason> r = release(ticket, asked);
+    if (r.isEmpty() && Prerequisites.blocker(prerequisites).isPresent()) {
+      return Optional.of(Control.Reason.WAITING);
+    }
+    return r;
   }
 
   private static Optional<Control.Reason> holdOrCancel(Optional<Ticket> ticket) {

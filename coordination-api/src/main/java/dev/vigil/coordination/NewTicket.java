@@ -1,5 +1,6 @@
 package dev.vigil.coordination;
 
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.SortedMap;
@@ -18,9 +19,10 @@ import java.util.TreeMap;
  *                    creates nothing ({@link Submission.Duplicate})
  * @param spec        where and how its runs run: directory, environment, time limit
  * @param labels      labels by name ({@link Labels})
+ * @param after       the tickets it waits for (Q14, {@link Prerequisites}), at most {@value Prerequisites#MAX}
  */
 public record NewTicket(Lane lane, String type, String payload, int maxAttempts, int priority, long notBeforeMs,
-                        String key, RunSpec spec, SortedMap<String, String> labels) {
+                        String key, RunSpec spec, SortedMap<String, String> labels, List<Prerequisite> after) {
   /** The default number of attempts (Q1). */
   public static final int DEFAULT_MAX_ATTEMPTS = 3;
   /** The most attempts a ticket may be given. */
@@ -37,6 +39,17 @@ public record NewTicket(Lane lane, String type, String payload, int maxAttempts,
       throw new IllegalArgumentException("key must be 1-200 characters");
     }
     labels = Labels.check(labels);
+    after = List.copyOf(Objects.requireNonNull(after, "after"));
+    if (after.size() > Prerequisites.MAX) {
+      throw new IllegalArgumentException("a task may wait for at most " + Prerequisites.MAX + " others, not "
+          + after.size());
+    }
+  }
+
+  /** A submission that waits for nothing. */
+  public NewTicket(Lane lane, String type, String payload, int maxAttempts, int priority, long notBeforeMs,
+                   String key, RunSpec spec, SortedMap<String, String> labels) {
+    this(lane, type, payload, maxAttempts, priority, notBeforeMs, key, spec, labels, List.of());
   }
 
   /** A submission with the default run spec and no labels. */
@@ -65,11 +78,16 @@ public record NewTicket(Lane lane, String type, String payload, int maxAttempts,
 
   /** This submission with {@code s} as its run spec. */
   public NewTicket withSpec(RunSpec s) {
-    return new NewTicket(lane, type, payload, maxAttempts, priority, notBeforeMs, key, s, labels);
+    return new NewTicket(lane, type, payload, maxAttempts, priority, notBeforeMs, key, s, labels, after);
   }
 
   /** This submission with {@code l} as its labels. */
   public NewTicket withLabels(Map<String, String> l) {
-    return new NewTicket(lane, type, payload, maxAttempts, priority, notBeforeMs, key, spec, new TreeMap<>(l));
+    return new NewTicket(lane, type, payload, maxAttempts, priority, notBeforeMs, key, spec, new TreeMap<>(l), after);
+  }
+
+  /** This submission waiting for {@code prerequisites} (Q14). */
+  public NewTicket withAfter(List<Prerequisite> prerequisites) {
+    return new NewTicket(lane, type, payload, maxAttempts, priority, notBeforeMs, key, spec, labels, prerequisites);
   }
 }

@@ -1041,6 +1041,96 @@ public abstract class CoordinationContract {
             "killed by an operator before it started")), c.store().events(0, 100));
   }
 
+  // ---- Q14: prerequisites ----
+
+  protected TicketId submitAfter(int maxAttempts, TicketId... prerequisites) {
+    return submit(new NewTicket(Lane.DEFAULT, "command", "{}", maxAttempts, 0, 0, null)
+        .withAfter(java.util.Arrays.stream(prerequisites).<Prerequisite>map(Prerequisite.Existing::new).toList()));
+  }
+
+  private List<TicketId> claimable(long now) {
+    return c.claimNext(Lane.DEFAULT, A, now, TTL, 10).granted().stream().map(g -> g.run().ticket()).toList();
+  }
+
+  @Test
+  void Q14_aChainRunsInOrder_eachTicketClaimableOnlyOnceItsPrerequisitesSucceeded() {
+    TicketId a = submit();
+    TicketId b = submitAfter(3, a);
+    TicketId d = submit();
+    TicketId e = submitAfter(3, b, d);
+    assertEquals(List.of(b, d), ticket(e).after());
+    assertEquals(Claim.Reason.WAITING, claimDenial(b, T0 + 1));
+    RunId ra = runToExit(a, A, T0 + 2);
+    assertEquals(List.of(d), claimable(T0 + 3), "b waits for a, which is running; e waits for b");
+    settle(ra, A, Verdict.SUCCEEDED, T0 + 4);
+    RunId rd = c.store().runsOf(d).get(0).id();
+    assertInstanceOf(Start.Started.class, c.start(rd, A, runStart(T0 + 5)));
+    assertInstanceOf(Exit.Taken.class, c.takeExit(rd, ExitOwner.supervisor(A), RunExit.code(0, T0 + 5)));
+    settle(rd, A, Verdict.SUCCEEDED, T0 + 5);
+    assertEquals(List.of(b), claimable(T0 + 6), "a succeeded: b goes; e still waits for b");
+    assertEquals(Claim.Reason.WAITING, claimDenial(e, T0 + 6));
+  }
+
+  @Test
+  void Q14_aPrerequisiteThatFails_holdsItsDependentsInTurn_withItsName_andARetryLetsTheChainGoOn() {
+    TicketId a = submitWithAttempts(1);
+    TicketId b = submitAfter(3, a);
+    TicketId cc = submitAfter(3, b);
+    settle(runToExit(a, A, T0 + 1), A, Verdict.FAILED, T0 + 2);
+    assertEquals(TicketState.HELD, ticket(a).state(), "its one attempt is spent");
+    assertEquals(TicketState.HELD, ticket(b).state());
+    assertEquals("waits for " + a + ", which is held", ticket(b).holdReason());
+    assertEquals(a, ticket(b).heldFor());
+    assertEquals("waits for " + b + ", which is held", ticket(cc).holdReason());
+    assertEquals(Control.Reason.WAITING, assertInstanceOf(Control.Denied.class, c.release(b)).reason(),
+        "b goes on when a does, not before");
+
+    Retry.Retried r = assertInstanceOf(Retry.Retried.class, c.retry(a, T0 + 3));
+    assertEquals(List.of(r.ticket().id()), ticket(b).after(), "the retry stands for a");
+    assertEquals(TicketState.READY, ticket(b).state());
+    assertEquals(TicketState.READY, ticket(cc).state());
+    assertEquals(List.of(r.ticket().id()), claimable(T0 + 4), "b and c still wait, now for the retry");
+  }
+
+  @Test
+  void Q14_releasingAHeldPrerequisiteLetsItsDependentsGoOn_andACancelKeepsThemHeldNamingIt() {
+    TicketId a = submit();
+    TicketId b = submitAfter(3, a);
+    assertInstanceOf(Control.Done.class, c.hold(a, "look first", T0 + 1));
+    assertEquals("waits for " + a + ", which is held", ticket(b).holdReason());
+    assertInstanceOf(Control.Done.class, c.release(a));
+    assertEquals(TicketState.READY, ticket(b).state(), "the release lets the chain go on");
+    assertNull(ticket(b).heldFor());
+    assertInstanceOf(Control.Done.class, c.cancel(a, T0 + 2));
+    assertEquals("waits for " + a + ", which was cancelled", ticket(b).holdReason());
+    TicketId late = submitAfter(3, a);
+    assertEquals(TicketState.HELD, ticket(late).state(), "a ticket that waits for a cancelled one is held at once");
+    TicketId x = submit();
+    settle(runToExit(x, A, T0 + 3), A, Verdict.PERMANENT_FAILURE, T0 + 4);
+    assertEquals("waits for " + x + ", which failed", ticket(submitAfter(3, x)).holdReason());
+  }
+
+  @Test
+  void Q14_aSubmissionWaitingForNoTicketOrForALaterOne_isRefused_andChangesNothing() {
+    TicketId a = submit();
+    Snapshot before = c.store().snapshot();
+    NewTicket base = NewTicket.of(Lane.DEFAULT, "command", "{}");
+    assertThrows(IllegalArgumentException.class,
+        () -> c.submit(base.withAfter(List.of(new Prerequisite.Existing(new TicketId(99)))), T0 + 1));
+    assertThrows(IllegalArgumentException.class,
+        () -> c.submit(base.withAfter(List.of(new Prerequisite.Earlier(0))), T0 + 1));
+    assertThrows(IllegalArgumentException.class, () -> c.submitAll(List.of(base,
+        base.withAfter(List.of(new Prerequisite.Existing(a), new Prerequisite.Earlier(1)))), T0 + 1),
+        "a ticket may not wait for itself, so no cycle can form");
+    assertThrows(IllegalArgumentException.class, () -> c.submitAll(List.of(
+        base.withAfter(List.of(new Prerequisite.Earlier(1))), base), T0 + 1));
+    assertEquals(before, c.store().snapshot(), "nothing changed");
+    List<Submission> ok = c.submitAll(List.of(base, base.withAfter(List.of(new Prerequisite.Earlier(0),
+        new Prerequisite.Existing(a)))), T0 + 2);
+    TicketId first = assertInstanceOf(Submission.Accepted.class, ok.get(0)).ticket().id();
+    assertEquals(List.of(a, first), assertInstanceOf(Submission.Accepted.class, ok.get(1)).ticket().after());
+  }
+
   @Test
   void randomStepSequences_keepEveryInvariantAfterEveryStep() {
     for (long seed = 1; seed <= 25; seed++) {

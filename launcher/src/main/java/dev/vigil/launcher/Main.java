@@ -408,9 +408,12 @@ public final class Main implements Runnable {
   @Command(name = "submit", mixinStandardHelpOptions = true, description = {"Queue a task; prints only its ticket id. The command runs where you "
       + "stand (or --cwd DIR) with your environment (or only PATH, HOME, LANG and USER with --clean-env), plus each "
       + "--env NAME=VALUE; the daemon keeps their values to itself and shows only the variables' names.",
-      "With --file, queue one task per line of a file, all or none, and print one ticket id per line, in order."},
+      "With --file, queue one task per line of a file, all or none, and print one ticket id per line, in order.",
+      "With --after, it starts only once each task named has succeeded; if one of them fails, is held or is "
+          + "cancelled, this one is held too, and it goes on by itself when that one is released or retried."},
       footer = {"", "Examples:", "  vigil submit -- make test", "  vigil submit --lane batch --max-attempts 5 "
-          + "--timeout 30m -- ./nightly.sh --full", "  t=$(vigil submit -- sleep 5) && vigil wait $t"})
+          + "--timeout 30m -- ./nightly.sh --full", "  t=$(vigil submit -- sleep 5) && vigil wait $t",
+          "  b=$(vigil submit -- make build) && vigil submit --after $b -- make test"})
   static final class SubmitCmd extends Sub {
     @Option(names = "--lane", paramLabel = "LANE", description = "the lane it waits in; a lane runs a configured "
         + "number of tasks at once and must be in the daemon's configuration (default: default)")
@@ -471,8 +474,15 @@ public final class Main implements Runnable {
         + "input). Each line is split into words as a shell would, with quotes and backslashes, but nothing is "
         + "expanded (no variables, wildcards or ~; write sh -c '...' for those, and for pipes and redirections). "
         + "Blank lines and # comments are skipped. Every other option applies to each line; with --key K, line N gets "
-        + "the key K:N, so the same file can be submitted again safely. A line that cannot be split queues nothing.")
+        + "the key K:N, so the same file can be submitted again safely. A line may begin with --after=N to wait for "
+        + "the task of line N of the same file (an earlier line), or --after=TICKET. A line that cannot be split "
+        + "queues nothing.")
     String file;
+
+    @Option(names = "--after", paramLabel = "TICKET", description = "start it only once this task has succeeded "
+        + "(repeatable: all of them); if that task fails, is held or is cancelled, this one is held until it is "
+        + "released or retried (default: none)")
+    List<String> after = new ArrayList<>();
 
     @Parameters(paramLabel = "CMD", arity = "0..*", description = "the command and its arguments, after -- "
         + "(nothing is expanded: write sh -c '...' for a shell line)")
@@ -552,7 +562,20 @@ public final class Main implements Runnable {
         a.put("timeoutMs", TaskOptions.timeout("--timeout", timeout));
       }
       TaskOptions.labels(a.putObject("labels"), labels, "--label");
+      if (!after.isEmpty()) {
+        ArrayNode ids = a.putArray("after");
+        after.forEach(t -> ids.add(afterTicket("--after", t)));
+      }
       return a;
+    }
+
+    /** A ticket id to wait for, checked: {@code t-12}, or refused naming {@code option}. */
+    static String afterTicket(String option, String text) {
+      try {
+        return dev.vigil.coordination.TicketId.parse(text).toString();
+      } catch (RuntimeException e) {
+        throw new IllegalArgumentException(option + " '" + text + "': not a ticket id (like t-12)");
+      }
     }
 
     /** {@code --file}: every line checked before anything is sent; then one round trip per frame-sized batch. */
@@ -564,8 +587,12 @@ public final class Main implements Runnable {
         return 0;
       }
       List<ObjectNode> tickets = new ArrayList<>(lines.size());
-      for (CommandFile.Line line : lines) {
+      java.util.Set<Integer> earlier = new java.util.HashSet<>();
+      for (CommandFile.Line whole : lines) {
+        CommandFile.Line line = CommandFile.withoutAfter(name, whole);
         ObjectNode t = ticketFor(line.argv());
+        CommandFile.after(name, whole, earlier, t);
+        earlier.add(whole.number());
         if (key != null) {
           String k = key + ":" + line.number();
           if (k.length() > SubmitBatches.MAX_KEY) {

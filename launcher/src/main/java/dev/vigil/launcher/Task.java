@@ -5,7 +5,10 @@ import dev.vigil.coordination.Environment;
 import dev.vigil.coordination.Labels;
 import dev.vigil.coordination.Lane;
 import dev.vigil.coordination.NewTicket;
+import dev.vigil.coordination.Prerequisite;
+import dev.vigil.coordination.Prerequisites;
 import dev.vigil.coordination.RunSpec;
+import dev.vigil.coordination.TicketId;
 import dev.vigil.coordination.WorkerTypeName;
 import dev.vigil.launcher.internal.Wire;
 import dev.vigil.supervisor.engine.WorkerTypeSpec;
@@ -45,10 +48,12 @@ import java.util.TreeMap;
  * @param env         variables set on top
  * @param key         an idempotency key, or {@code null}: a second submission with the same key queues
  *                    nothing and names the earlier ticket ({@link Submitted#duplicate()})
+ * @param after       the tickets it waits for (Q14): it is started only once each has succeeded; when one
+ *                    fails, is held or is cancelled, this one is held until that one is released or retried
  */
 public record Task(Lane lane, String type, String payload, Integer maxAttempts, int priority, Instant at,
                    Duration in, Duration timeout, SortedMap<String, String> labels, Path workDir, boolean cleanEnv,
-                   SortedMap<String, String> env, String key) {
+                   SortedMap<String, String> env, String key, List<TicketId> after) {
 
   public Task {
     Objects.requireNonNull(lane, "lane");
@@ -80,6 +85,11 @@ public record Task(Lane lane, String type, String payload, Integer maxAttempts, 
     }
     if (key != null && (key.isEmpty() || key.length() > 200)) {
       throw new IllegalArgumentException("key must be 1-200 characters");
+    }
+    after = List.copyOf(Objects.requireNonNull(after, "after"));
+    if (after.size() > Prerequisites.MAX) {
+      throw new IllegalArgumentException("a task may wait for at most " + Prerequisites.MAX + " others, not "
+          + after.size());
     }
   }
 
@@ -132,6 +142,7 @@ public record Task(Lane lane, String type, String payload, Integer maxAttempts, 
     b.cleanEnv = cleanEnv;
     b.env.putAll(env);
     b.key = key;
+    b.after.addAll(after);
     return b;
   }
 
@@ -141,7 +152,7 @@ public record Task(Lane lane, String type, String payload, Integer maxAttempts, 
     return "Task[lane=" + lane + ", type=" + type + ", payload=" + (type.equals(WorkerTypeSpec.COMMAND) ? payload
         : "(" + payload.length() + " chars)") + ", maxAttempts=" + maxAttempts + ", priority=" + priority + ", at=" + at
         + ", in=" + in + ", timeout=" + timeout + ", labels=" + labels + ", workDir=" + workDir + ", cleanEnv="
-        + cleanEnv + ", env=" + env.keySet() + ", key=" + key + "]";
+        + cleanEnv + ", env=" + env.keySet() + ", key=" + key + ", after=" + after + "]";
   }
 
   /**
@@ -164,7 +175,7 @@ public record Task(Lane lane, String type, String payload, Integer maxAttempts, 
     long due = at != null ? Math.max(0, at.toEpochMilli()) : in != null ? nowWallMs + in.toMillis() : 0;
     RunSpec spec = new RunSpec(dir.toString(), e, timeout == null ? 0 : timeout.toMillis());
     return new NewTicket(lane, type, payload, maxAttempts == null ? defaultMaxAttempts : maxAttempts, priority, due,
-        key, spec, labels);
+        key, spec, labels, after.stream().<Prerequisite>map(Prerequisite.Existing::new).toList());
   }
 
   /** Builds a {@link Task}; every value is checked by {@link #build()}. */
@@ -182,6 +193,7 @@ public record Task(Lane lane, String type, String payload, Integer maxAttempts, 
     private boolean cleanEnv;
     private final SortedMap<String, String> env = new TreeMap<>();
     private String key;
+    private final java.util.LinkedHashSet<TicketId> after = new java.util.LinkedHashSet<>();
 
     private Builder(String type, String payload) {
       this.type = type;
@@ -258,10 +270,22 @@ public record Task(Lane lane, String type, String payload, Integer maxAttempts, 
       return this;
     }
 
+    /**
+     * Start it only once each of {@code tickets} has succeeded (Q14); when one fails, is held or is
+     * cancelled, it is held until that one is released or retried. Adds to earlier calls; a ticket that
+     * does not exist is refused when the task is submitted.
+     */
+    public Builder after(TicketId... tickets) {
+      for (TicketId t : tickets) {
+        after.add(Objects.requireNonNull(t, "after"));
+      }
+      return this;
+    }
+
     /** @throws IllegalArgumentException naming the field that is wrong */
     public Task build() {
       return new Task(lane, type, payload, maxAttempts, priority, at, in, timeout, labels, workDir, cleanEnv, env,
-          key);
+          key, List.copyOf(after));
     }
   }
 }

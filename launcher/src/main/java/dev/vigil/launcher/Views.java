@@ -70,14 +70,18 @@ final class Views {
     return String.join(", ", out);
   }
 
-  /** A ticket in one line: id, state, lane, attempts, its command (shortened) and labels, when it is due, why it is held. */
+  /**
+   * A ticket in one line: id, state, lane, attempts, its command (shortened) and labels, when it is due,
+   * what it still waits for, why it is held.
+   */
   static String ticketLine(JsonNode t) {
     String labels = labels(t);
     long wait = waitMs(t, System.currentTimeMillis());
-    return String.format("%-8s %-10s lane %-10s %-28s %s%s%s%s%s%s", t.path("id").asText(), t.path("state").asText(),
+    String waits = t.path("state").asText().equals("READY") ? waitsFor(t) : "";
+    return String.format("%-8s %-10s lane %-10s %-28s %s%s%s%s%s%s%s", t.path("id").asText(), t.path("state").asText(),
         t.path("lane").asText(), attempts(t), shortened(command(t), COMMAND_WIDTH),
         labels.isEmpty() ? "" : " [" + labels + "]", t.path("parked").asBoolean() ? " parked" : "",
-        wait > 0 ? " due in " + Durations.format(roundedUp(wait)) : "",
+        wait > 0 ? " due in " + Durations.format(roundedUp(wait)) : "", waits.isEmpty() ? "" : " waits for " + waits,
         t.hasNonNull("holdReason") ? " (" + t.path("holdReason").asText() + ")" : "", stalled(t, System.currentTimeMillis()));
   }
 
@@ -121,6 +125,28 @@ final class Views {
   private static String clock(long ms) {
     return java.time.Instant.ofEpochMilli(ms).atZone(java.time.ZoneId.systemDefault()).toLocalTime()
         .withNano(0).toString();
+  }
+
+  /** The tickets it still waits for, with what each is doing ({@code t-3 (running)}), or empty. */
+  static String waitsFor(JsonNode t) {
+    List<String> out = new ArrayList<>();
+    for (JsonNode w : t.path("waitsFor")) {
+      out.add(w.path("id").asText() + " (" + stateWords(w.path("state").asText("")) + ")");
+    }
+    return String.join(", ", out);
+  }
+
+  /** A ticket's state as a person says it, in the words of the status counts ({@link #COUNTED}); READY is waiting. */
+  static String stateWords(String state) {
+    if (state.equals("READY")) {
+      return "waiting";
+    }
+    for (String[] c : COUNTED) {
+      if (c[0].equals(state)) {
+        return c[1];
+      }
+    }
+    return state.isEmpty() ? "unknown" : state.toLowerCase(java.util.Locale.ROOT);
   }
 
   /** How long a READY ticket still waits for its due time ({@code --at}, {@code --in}), ms; 0 when due. */
@@ -177,6 +203,13 @@ final class Views {
     String labels = labels(t);
     if (!labels.isEmpty()) {
       out.add("  labels       " + labels);
+    }
+    if (t.path("after").size() > 0) {
+      List<String> after = new ArrayList<>();
+      t.path("after").forEach(a -> after.add(a.asText()));
+      String waits = waitsFor(t);
+      out.add("  after        " + String.join(", ", after) + (waits.isEmpty() ? " (all succeeded)"
+          : "; still waits for " + waits));
     }
     if (t.hasNonNull("retryOf")) {
       out.add("  retry of     " + t.path("retryOf").asText());

@@ -129,15 +129,17 @@ class JsonShapesTest {
     assertEquals(1, vigil(home, "wait", held, "--timeout", "90s").code());
     String running = vigil(home, "submit", "--", "sleep", "60").line();
     poll(home, running, t -> t.path("runs").size() == 1 && "RUNNING".equals(t.path("runs").get(0).path("state").asText()));
+    String waits = vigil(home, "submit", "--after", running, "--after", ok, "--", "true").line();
+    String heldFor = vigil(home, "submit", "--after", held, "--", "true").line();
 
     List<String> wrong = new ArrayList<>();
     JsonNode status = json(vigil(home, "status", "--json"));
     assertTrue(status.path("runs").size() >= 1 && status.path("services").size() == 1, status.toString());
     check(shapes, "status", status, wrong);
     JsonNode tasks = json(vigil(home, "tasks", "--json"));
-    assertEquals(5, tasks.size());
+    assertEquals(7, tasks.size());
     tasks.forEach(t -> check(shapes, "ticket", t, wrong));
-    for (String t : List.of(ok, held, running)) {
+    for (String t : List.of(ok, held, running, waits, heldFor)) {
       check(shapes, "ticket", json(vigil(home, "show", t, "--json")), wrong);
     }
     json(vigil(home, "runs", "--json")).forEach(r -> check(shapes, "run", r, wrong));
@@ -156,7 +158,7 @@ class JsonShapesTest {
     assertTrue(tasks.get(0).path("payload").isObject(), "a payload is a JSON object, not a string: " + tasks.get(0));
     for (String f : List.of("status runs[].supervision", "status lanes[].parkedTickets", "ticket spec.env[]",
         "run start.identity.pid", "run result", "service failuresInWindow", "event verdict", "event ticketState",
-        "ticket labels")) {
+        "ticket labels", "ticket after[]", "ticket heldFor", "ticket waitsFor[].id", "ticket waitsFor[].state")) {
       assertTrue(seen.contains(f), "the commands printed " + f + ": " + seen);
     }
   }

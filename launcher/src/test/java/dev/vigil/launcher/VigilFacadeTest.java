@@ -116,6 +116,35 @@ class VigilFacadeTest {
     }
   }
 
+  @Test
+  void Q14_aTaskAfterOthers_startsOnlyOnceTheySucceeded_isHeldNamingOneThatFailed_andAnUnknownOneIsRefused()
+      throws Exception {
+    Path work = Files.createDirectory(tmp.resolve("work"));
+    try (Vigil v = Vigil.builder().home(tmp.resolve("home")).start()) {
+      TicketId slow = v.submit(Task.command("sh", "-c", "sleep 1; echo first >> log").workDir(work).build()).id();
+      Task then = Task.command("sh", "-c", "echo second >> log").workDir(work).after(slow).build();
+      assertEquals(List.of(slow), then.after());
+      assertEquals(then, then.toBuilder().build());
+      TicketId second = v.submit(then).id();
+      assertEquals(List.of(slow), v.ticket(second).orElseThrow().after());
+      assertEquals(TicketState.SUCCEEDED, v.await(second, LONG).state());
+      assertEquals(List.of("first", "second"), Files.readAllLines(work.resolve("log")), "the second ran after the first");
+
+      TicketId fails = v.submit(Task.command("false").attempts(1).build()).id();
+      TicketId held = v.submit(Task.command("true").after(fails, slow).build()).id();
+      Ticket t = v.await(held, LONG);
+      assertEquals(TicketState.HELD, t.state());
+      assertEquals("waits for " + fails + ", which is held", t.holdReason());
+      assertEquals(0, v.runs(held).size(), "it never ran");
+
+      int before = v.tasks(TicketQuery.all()).tickets().size();
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+          () -> v.submit(Task.command("true").after(new TicketId(999_999)).build()));
+      assertEquals("no ticket t-999999 to wait for", e.getMessage());
+      assertEquals(before, v.tasks(TicketQuery.all()).tickets().size(), "nothing was queued");
+    }
+  }
+
   /** The input of the probe worker type: the file it writes its classpath to. */
   public record ProbeInput(String out) {}
 

@@ -2,6 +2,7 @@ package dev.vigil.coordination.law;
 
 import dev.vigil.coordination.Event;
 import dev.vigil.coordination.Lease;
+import dev.vigil.coordination.Prerequisites;
 import dev.vigil.coordination.Run;
 import dev.vigil.coordination.RunId;
 import dev.vigil.coordination.RunState;
@@ -153,6 +154,7 @@ public final class CoordinationInvariants {
           out.add("retry: ticket " + t.id() + " retries " + t.retryOf() + ", which does not name it as its retry");
         }
       }
+      prerequisites(t, rs, tickets, out);
       if (t.state() == TicketState.SUCCEEDED) {
         for (Run r : rs) {
           if (r.verdict() == Verdict.BLOCKED || r.verdict() == Verdict.STALLED) {
@@ -192,5 +194,36 @@ public final class CoordinationInvariants {
           + " settlements were reported (each exactly once, in its own transaction)");
     }
     return out;
+  }
+
+  /**
+   * Q14 on one ticket: it was never claimed before every prerequisite SUCCEEDED (a ticket with a run
+   * has only SUCCEEDED prerequisites, which never change again); a READY ticket has no prerequisite
+   * that holds it; a dependency hold names the first prerequisite that holds it now.
+   */
+  private static void prerequisites(Ticket t, List<Run> rs, Map<TicketId, Ticket> tickets, List<String> out) {
+    List<Ticket> pre = new ArrayList<>();
+    for (TicketId p : t.after()) {
+      Ticket found = tickets.get(p);
+      if (found == null) {
+        out.add("Q14 prerequisites first: ticket " + t.id() + " waits for unknown ticket " + p);
+        return;
+      }
+      pre.add(found);
+    }
+    if (!rs.isEmpty() && !Prerequisites.met(pre.stream().map(Ticket::state).toList())) {
+      out.add("Q14 prerequisites first: ticket " + t.id() + " has run " + rs.get(0).id() + " but its prerequisites are "
+          + pre.stream().map(p -> p.id() + " " + p.state()).toList() + " (a ticket is claimed only after every one"
+          + " of them SUCCEEDED)");
+    }
+    java.util.Optional<Ticket> blocker = Prerequisites.blocker(pre);
+    if (t.state() == TicketState.READY && blocker.isPresent()) {
+      out.add("Q14 prerequisites first: READY ticket " + t.id() + " waits for " + blocker.get().id() + ", which is "
+          + blocker.get().state() + " (a prerequisite that ends otherwise holds its dependents)");
+    }
+    if (t.heldFor() != null && (blocker.isEmpty() || !blocker.get().id().equals(t.heldFor()))) {
+      out.add("Q14 prerequisites first: ticket " + t.id() + " is held for " + t.heldFor() + " but the first prerequisite"
+          + " that holds it is " + blocker.map(b -> b.id().toString()).orElse("none"));
+    }
   }
 }

@@ -16,6 +16,7 @@ import dev.vigil.coordination.Lane;
 import dev.vigil.coordination.Lease;
 import dev.vigil.coordination.NewTicket;
 import dev.vigil.coordination.Owner;
+import dev.vigil.coordination.Prerequisites;
 import dev.vigil.coordination.OwnerId;
 import dev.vigil.coordination.Readopt;
 import dev.vigil.coordination.Renewal;
@@ -68,7 +69,8 @@ import java.util.function.UnaryOperator;
  * RUNNING), C7 (leases removed only by finish and abortClaim), C8 (finish only from EXITED),
  * Q1/Q2/Q5/Q7/Q8 (through {@link RetryPolicy}), Q9 (parked tickets and lanes are never
  * claimed), Q12/Q13 (a stop intent is recorded on a live run; KILLED is the verdict of exactly the
- * killed runs, and no attempt is spent on them) and the event stream ({@link Events}: appended by
+ * killed runs, and no attempt is spent on them), Q14 (a claim asks {@link Prerequisites#met}; every
+ * verb that moves a ticket walks its dependents with {@link Prerequisites#follow}) and the event stream ({@link Events}: appended by
  * the decision it reports, numbered from 1 without gaps).
  */
 public final class LeaseLaw implements Coordination, Store {
@@ -102,26 +104,73 @@ public final class LeaseLaw implements Coordination, Store {
 
   @Override
   public synchronized Submission submit(NewTicket n, long nowMs) {
+    return submitAll(List.of(n), nowMs).get(0);
+  }
+
+  /**
+   * One submission after another, under the one lock: nothing else runs between them. The
+   * prerequisites of all are checked first ({@link Prerequisites#check}), so a refusal changes nothing.
+   */
+  @Override
+  public synchronized List<Submission> submitAll(List<NewTicket> batch, long nowMs) {
+    List<NewTicket> all = List.copyOf(batch); // null list or null ticket: refused before anything changes
+    Prerequisites.check(all, this::ticket);
+    List<Submission> out = new ArrayList<>(all.size());
+    List<TicketId> ids = new ArrayList<>(all.size());
+    for (int i = 0; i < all.size(); i++) {
+      Submission s = insert(all.get(i), i, ids, nowMs, null);
+      ids.add(s instanceof Submission.Accepted a ? a.ticket().id() : ((Submission.Duplicate) s).existing().id());
+      out.add(s);
+    }
+    return out;
+  }
+
+  /** Queues one ticket: READY, or HELD at once when a prerequisite holds it (Q14). */
+  private Submission insert(NewTicket n, int index, List<TicketId> batch, long nowMs, TicketId retryOf) {
     if (n.key() != null && keys.containsKey(n.key())) {
       return new Submission.Duplicate(tickets.get(keys.get(n.key())));
     }
-    Ticket t = Ticket.submitted(new TicketId(++lastSeq), n, nowMs, null);
+    List<TicketId> after = Prerequisites.resolve(n, index, batch, this::ticket);
+    Ticket t = Ticket.submitted(new TicketId(++lastSeq), n, nowMs, retryOf, after);
     tickets.put(t.id(), t);
     if (n.key() != null) {
       keys.put(n.key(), t.id());
     }
+    Optional<Ticket> held = Prerequisites.follow(t, prerequisitesOf(t));
+    if (held.isPresent()) {
+      tickets.put(t.id(), held.get());
+      append(Events.ofHold(t, held.get(), nowMs));
+      return new Submission.Accepted(held.get());
+    }
     return new Submission.Accepted(t);
   }
 
-  /** One {@link #submit} after another, under the one lock: nothing else runs between them. */
-  @Override
-  public synchronized List<Submission> submitAll(List<NewTicket> batch, long nowMs) {
-    List<NewTicket> all = List.copyOf(batch); // null list or null ticket: refused before anything changes
-    List<Submission> out = new ArrayList<>(all.size());
-    for (NewTicket n : all) {
-      out.add(submit(n, nowMs));
+  /** The tickets {@code t} waits for, as they are now. */
+  private List<Ticket> prerequisitesOf(Ticket t) {
+    return t.after().stream().map(tickets::get).toList();
+  }
+
+  /**
+   * Q14: each dependent of {@code changed} follows its prerequisites ({@link Prerequisites#follow}),
+   * and the dependents of each one that changed in turn. A dependent newly HELD gets a HELD event.
+   */
+  private void cascade(TicketId changed, long nowMs) {
+    java.util.ArrayDeque<TicketId> work = new java.util.ArrayDeque<>(List.of(changed));
+    while (!work.isEmpty()) {
+      TicketId p = work.poll();
+      for (Ticket d : List.copyOf(tickets.values())) {
+        if (!d.after().contains(p)) {
+          continue;
+        }
+        Ticket now = tickets.get(d.id());
+        Optional<Ticket> next = Prerequisites.follow(now, prerequisitesOf(now));
+        if (next.isPresent()) {
+          tickets.put(d.id(), next.get());
+          append(Events.ofHold(now, next.get(), nowMs));
+          work.add(d.id());
+        }
+      }
     }
-    return out;
   }
 
   @Override
@@ -132,12 +181,27 @@ public final class LeaseLaw implements Coordination, Store {
       return denial.get();
     }
     Ticket t = found.get();
-    Ticket fresh = Ticket.submitted(new TicketId(++lastSeq), t.resubmission(), nowMs, t.id());
+    Ticket fresh = Ticket.submitted(new TicketId(++lastSeq), t.resubmission(), nowMs, t.id(), t.after());
     Ticket before = t.state() == TicketState.HELD ? t.withState(TicketState.CANCELLED, null) : t;
     Ticket after = before.retriedAs(fresh.id());
     tickets.put(fresh.id(), fresh);
     tickets.put(after.id(), after);
     append(Events.ofRetry(t, after, nowMs));
+    Optional<Ticket> held = Prerequisites.follow(fresh, prerequisitesOf(fresh));
+    if (held.isPresent()) {
+      tickets.put(fresh.id(), held.get());
+      append(Events.ofHold(fresh, held.get(), nowMs));
+      fresh = held.get();
+    }
+    if (Prerequisites.retryCarriesDependents(t)) {
+      for (Ticket d : List.copyOf(tickets.values())) {
+        if (d.after().contains(t.id()) && Prerequisites.movesToRetry(d)) {
+          tickets.put(d.id(), d.waitingOnRetry(t.id(), fresh.id()));
+        }
+      }
+    }
+    cascade(fresh.id(), nowMs);
+    cascade(t.id(), nowMs);
     return new Retry.Retried(fresh, after);
   }
 
@@ -160,7 +224,7 @@ public final class LeaseLaw implements Coordination, Store {
     Lease.checkTtl(nowMs, ttlMs);
     Ticket t = tickets.get(id);
     Optional<Claim.Reason> denial = Denials.claim(Optional.ofNullable(t), leases.containsKey(id),
-        t != null && parkedLanes.contains(t.lane()), nowMs);
+        t != null && parkedLanes.contains(t.lane()), nowMs, t != null && met(t));
     if (denial.isPresent()) {
       return new Claim.Denied(denial.get());
     }
@@ -187,7 +251,7 @@ public final class LeaseLaw implements Coordination, Store {
     List<Ticket> due = new ArrayList<>();
     for (Ticket t : tickets.values()) {
       if (t.lane().equals(lane)
-          && Denials.claim(Optional.of(t), leases.containsKey(t.id()), laneParked, nowMs).isEmpty()) {
+          && Denials.claim(Optional.of(t), leases.containsKey(t.id()), laneParked, nowMs, met(t)).isEmpty()) {
         due.add(t);
       }
     }
@@ -197,6 +261,11 @@ public final class LeaseLaw implements Coordination, Store {
       granted.add(grant(t, owner, nowMs, ttlMs, false));
     }
     return new Claims(granted);
+  }
+
+  /** Q14: whether every prerequisite of {@code t} SUCCEEDED. */
+  private boolean met(Ticket t) {
+    return Prerequisites.met(prerequisitesOf(t).stream().map(Ticket::state).toList());
   }
 
   /** Highest priority first, then oldest, then lowest id. */
@@ -231,6 +300,7 @@ public final class LeaseLaw implements Coordination, Store {
     Ticket after = policy.abandon(tickets.get(run.ticket()), run.handStarted(), why, run.stopIntent());
     tickets.put(after.id(), after);
     append(Events.ofAbort(abandoned, after, nowMs));
+    cascade(after.id(), nowMs);
     return new AbortClaim.Aborted(abandoned, after);
   }
 
@@ -334,6 +404,7 @@ public final class LeaseLaw implements Coordination, Store {
       }
     }
     append(Events.ofSettlement(settled, after, nowMs));
+    cascade(after.id(), nowMs);
     return new Settlement.Settled(settled, after, superseded);
   }
 
@@ -371,6 +442,7 @@ public final class LeaseLaw implements Coordination, Store {
         t -> t.state() == TicketState.HELD ? t : t.withState(TicketState.HELD, reason));
     if (c instanceof Control.Done d) {
       append(Events.ofHold(before.orElseThrow(), d.ticket(), nowMs));
+      cascade(id, nowMs);
     }
     return c;
   }
@@ -378,8 +450,12 @@ public final class LeaseLaw implements Coordination, Store {
   @Override
   public synchronized Control release(TicketId id, OptionalInt moreAttempts) {
     checkGrant(moreAttempts);
-    return apply(id, t -> Denials.release(t, moreAttempts), t -> t.withState(TicketState.READY, null).withSpawnFailures(0)
-        .withGranted(Denials.grantOf(t, moreAttempts)));
+    Control c = apply(id, t -> Denials.release(t, moreAttempts, t.map(this::prerequisitesOf).orElse(List.of())),
+        t -> t.withState(TicketState.READY, null).withSpawnFailures(0).withGranted(Denials.grantOf(t, moreAttempts)));
+    if (c instanceof Control.Done) {
+      cascade(id, 0); // a release only ends holds: no event is written, so no time is needed
+    }
+    return c;
   }
 
   /** A grant asked for is at least one attempt. */
@@ -396,6 +472,7 @@ public final class LeaseLaw implements Coordination, Store {
     Control c = apply(id, Denials::cancel, t -> t.withState(TicketState.CANCELLED, null));
     if (c instanceof Control.Done d) {
       append(Events.ofCancel(d.ticket(), nowMs));
+      cascade(id, nowMs);
     }
     return c;
   }

@@ -8,6 +8,7 @@ import dev.vigil.coordination.Lease;
 import dev.vigil.coordination.NewTicket;
 import dev.vigil.coordination.Owner;
 import dev.vigil.coordination.OwnerId;
+import dev.vigil.coordination.Prerequisite;
 import dev.vigil.coordination.ProcessIdentity;
 import dev.vigil.coordination.Run;
 import dev.vigil.coordination.RunExit;
@@ -160,11 +161,33 @@ public final class RandomSteps {
       int size = rnd.nextInt(5);
       List<NewTicket> batch = new ArrayList<>(size);
       for (int i = 0; i < size; i++) {
-        batch.add(newTicket(2));
+        batch.add(withPrerequisites(newTicket(2), i));
       }
       return new Step.SubmitAll(batch, now);
     }
-    return new Step.Submit(newTicket(5), now);
+    return new Step.Submit(withPrerequisites(newTicket(5), 0), now);
+  }
+
+  /**
+   * Q14: often waits for one or two tickets that exist (of any state, so that some are finished,
+   * held or retried already) and, in a batch, now and then for an earlier ticket of the batch.
+   */
+  private NewTicket withPrerequisites(NewTicket n, int index) {
+    List<Ticket> all = shadow.tickets(TicketQuery.all());
+    if (rnd.nextInt(5) < 2) {
+      return n;
+    }
+    List<Prerequisite> after = new ArrayList<>();
+    if (!all.isEmpty()) {
+      for (int k = rnd.nextInt(1, 3); k > 0; k--) {
+        after.add(new Prerequisite.Existing(rnd.nextInt(3) == 0 ? all.get(all.size() - 1 - rnd.nextInt(Math.min(3,
+            all.size()))).id() : pick(all).id()));
+      }
+    }
+    if (index > 0 && rnd.nextBoolean()) {
+      after.add(new Prerequisite.Earlier(rnd.nextInt(index)));
+    }
+    return n.withAfter(after);
   }
 
   /** A ticket with an idempotency key one time in {@code keyOdds}. */

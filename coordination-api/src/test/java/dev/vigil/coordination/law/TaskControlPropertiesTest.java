@@ -9,6 +9,7 @@ import dev.vigil.coordination.AbortClaim;
 import dev.vigil.coordination.Control;
 import dev.vigil.coordination.Denials;
 import dev.vigil.coordination.Event;
+import dev.vigil.coordination.Prerequisites;
 import dev.vigil.coordination.RetryPolicy;
 import dev.vigil.coordination.Retry;
 import dev.vigil.coordination.Run;
@@ -47,6 +48,11 @@ class TaskControlPropertiesTest {
 
   private static Optional<Run> run(Snapshot s, RunId id) {
     return LeaseLawPropertiesTest.run(s, id);
+  }
+
+  /** The tickets {@code t} waits for, as {@code s} holds them. */
+  static List<Ticket> prerequisites(Snapshot s, Ticket t) {
+    return t.after().stream().map(p -> ticket(s, p).orElseThrow()).toList();
   }
 
   /** The store after, without the events the step appended, equals the store before with only {@code changed}. */
@@ -162,13 +168,14 @@ class TaskControlPropertiesTest {
         cov.saw(r.moreAttempts().isPresent() ? "granted-as-asked" : grant == 1 ? "granted-one-as-none-remained"
             : "granted-none-as-some-remained");
       } else if (t.decision() instanceof Control.Denied d) {
-        assertEquals(Denials.release(pre, r.moreAttempts()), Optional.of(d.reason()), t.where(seed));
+        assertEquals(Denials.release(pre, r.moreAttempts(), pre.map(p -> prerequisites(t.before(), p)).orElse(List.of())),
+            Optional.of(d.reason()), t.where(seed));
         assertEquals(t.before(), t.after(), t.where(seed));
         cov.saw(d.reason().name());
       }
     });
     cov.assertSaw("granted-as-asked", "granted-one-as-none-remained", "granted-none-as-some-remained", "NOT_HELD",
-        "NOT_FOUND", "ATTEMPTS_LIMIT");
+        "NOT_FOUND", "ATTEMPTS_LIMIT", "WAITING");
   }
 
   @Test
@@ -182,7 +189,10 @@ class TaskControlPropertiesTest {
       if (t.decision() instanceof Retry.Retried d) {
         Ticket before = pre.orElseThrow();
         assertEquals(before.resubmission(), d.ticket().resubmission(), "the same work, " + t.where(seed));
-        assertEquals(TicketState.READY, d.ticket().state(), t.where(seed));
+        // Q14: READY, or HELD at once for a prerequisite of the work that holds it
+        Optional<Ticket> blocker = Prerequisites.blocker(prerequisites(t.after(), d.ticket()));
+        assertEquals(blocker.isPresent() ? TicketState.HELD : TicketState.READY, d.ticket().state(), t.where(seed));
+        assertEquals(blocker.map(Ticket::id).orElse(null), d.ticket().heldFor(), t.where(seed));
         assertEquals(0, d.ticket().attemptsUsed(), t.where(seed));
         assertEquals(before.id(), d.ticket().retryOf(), t.where(seed));
         assertEquals(d.ticket().id(), d.original().retriedAs(), t.where(seed));
@@ -242,13 +252,28 @@ class TaskControlPropertiesTest {
       } else {
         expected = List.of();
       }
+      // Q14: then one HELD event for each ticket that a prerequisite newly holds (a dependency hold)
+      List<TicketId> newlyHeld = t.after().tickets().stream().filter(a -> a.heldFor() != null)
+          .filter(a -> ticket(t.before(), a.id()).map(b -> b.state() != TicketState.HELD).orElse(true))
+          .map(Ticket::id).sorted().toList();
+      List<TicketId> heldEvents = got.subList(Math.min(expected.size(), got.size()), got.size()).stream()
+          .map(Event::ticket).sorted().toList();
+      if (!newlyHeld.isEmpty()) {
+        cov.saw("HELD-by-a-prerequisite");
+      }
+      expected = new java.util.ArrayList<>(expected);
+      for (int i = 0; i < newlyHeld.size(); i++) {
+        expected.add(Event.Kind.HELD);
+      }
       assertEquals(expected, got.stream().map(Event::kind).toList(), "the events of " + t.where(seed));
+      assertEquals(newlyHeld, heldEvents, "the dependency holds reported, " + t.where(seed));
       for (Event e : got) {
         cov.saw(e.kind().name());
         assertTrue(e.ticket() == null || ticket(t.after(), e.ticket()).isPresent(), t.where(seed));
       }
     });
-    cov.assertSaw("SETTLED", "HELD", "CANCELLED", "KILL", "TIMEOUT", "SERVICE_GIVEN_UP", "CANCELLED-by-cancel-of-READY",
+    cov.assertSaw("SETTLED", "HELD", "CANCELLED", "KILL", "TIMEOUT", "SERVICE_GIVEN_UP", "HELD-by-a-prerequisite",
+        "CANCELLED-by-cancel-of-READY",
         "CANCELLED-by-cancel-of-HELD", "CANCELLED-by-retry");
   }
 

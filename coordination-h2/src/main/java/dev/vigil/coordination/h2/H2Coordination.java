@@ -17,6 +17,7 @@ import dev.vigil.coordination.Lane;
 import dev.vigil.coordination.Lease;
 import dev.vigil.coordination.NewTicket;
 import dev.vigil.coordination.Owner;
+import dev.vigil.coordination.Prerequisites;
 import dev.vigil.coordination.OwnerId;
 import dev.vigil.coordination.Readopt;
 import dev.vigil.coordination.Renewal;
@@ -98,6 +99,12 @@ import org.slf4j.LoggerFactory;
  *   <li>Q12, Q13: {@code requestStop} is one conditional update of a run that is CLAIMED (kills
  *       only) or RUNNING; {@code finish} reads the run's intent in its transaction, so KILLED is
  *       granted exactly for killed runs and the ticket moves as the kill said.
+ *   <li>Q14: the claim statements (the conditional update and the selects of {@code claimNext}) also
+ *       require that no {@code ticket_after} row of the ticket names a prerequisite that is not
+ *       SUCCEEDED, in the same statement; {@code submit}, {@code finish}, {@code abortClaim},
+ *       {@code hold}, {@code release}, {@code cancel} and {@code retry} then walk the dependents of
+ *       the ticket they moved with {@link Prerequisites#follow}, in the same transaction and in the
+ *       model's order, so a crash leaves either the move with all its holds or neither.
  *   <li>Events: every verb that reports a decision appends its events ({@link Events}) in its own
  *       transaction, numbered by the {@code event_seq} counter row: its lock orders the writers, so
  *       ids have no gaps and are visible in id order.
@@ -132,9 +139,15 @@ public final class H2Coordination implements Coordination, AutoCloseable {
   private static final Set<Path> OPEN = ConcurrentHashMap.newKeySet();
 
   private static final String TERMINAL = "('SUCCEEDED', 'FAILED', 'CANCELLED')";
+  /**
+   * Q14 in SQL, {@link Prerequisites#met}: no prerequisite of the row's ticket is other than
+   * SUCCEEDED (a probe of {@code ticket_after}'s primary key and of each prerequisite's row).
+   */
+  private static final String PREREQUISITES_MET = " AND NOT EXISTS (SELECT 1 FROM ticket_after a JOIN tickets p"
+      + " ON p.id = a.prerequisite_id WHERE a.ticket_id = tickets.id AND p.state <> 'SUCCEEDED')";
   private static final String CLAIM_UPDATE = "UPDATE tickets SET state = 'LEASED' WHERE id = ? AND state = 'READY'"
       + " AND parked = FALSE AND not_before_ms <= ?"
-      + " AND NOT EXISTS (SELECT 1 FROM lanes l WHERE l.name = tickets.lane AND l.parked)";
+      + " AND NOT EXISTS (SELECT 1 FROM lanes l WHERE l.name = tickets.lane AND l.parked)" + PREREQUISITES_MET;
 
   private final DatabaseFile file;
   private final String url;
@@ -408,7 +421,10 @@ public final class H2Coordination implements Coordination, AutoCloseable {
   @Override
   public Submission submit(NewTicket n, long nowMs) {
     Objects.requireNonNull(n, "ticket");
-    return tx.run("submit", s -> false, c -> insert(c, n, nowMs));
+    return tx.run("submit", s -> false, c -> {
+      check(c, List.of(n));
+      return insert(c, n, 0, List.of(), nowMs);
+    });
   }
 
   /** Each ticket as {@link #submit} queues it, in one transaction (the counter row stays locked throughout). */
@@ -419,9 +435,13 @@ public final class H2Coordination implements Coordination, AutoCloseable {
       return List.of();
     }
     return tx.run("submitAll", s -> false, c -> {
+      check(c, all);
       List<Submission> out = new ArrayList<>(all.size());
-      for (NewTicket n : all) {
-        out.add(insert(c, n, nowMs));
+      List<TicketId> ids = new ArrayList<>(all.size());
+      for (int i = 0; i < all.size(); i++) {
+        Submission s = insert(c, all.get(i), i, ids, nowMs);
+        ids.add(s instanceof Submission.Accepted a ? a.ticket().id() : ((Submission.Duplicate) s).existing().id());
+        out.add(s);
       }
       return out;
     });
@@ -431,7 +451,8 @@ public final class H2Coordination implements Coordination, AutoCloseable {
    * Queues one ticket inside the caller's transaction: the single insert path of {@link #submit}
    * and {@link #submitAll}.
    */
-  private static Submission insert(Connection c, NewTicket n, long nowMs) throws SQLException {
+  private static Submission insert(Connection c, NewTicket n, int index, List<TicketId> batch, long nowMs)
+      throws SQLException {
     // Ticket numbers come from one counter row; its lock also serialises submissions, so the
     // idempotency check below sees every earlier ticket (and every earlier one of this transaction).
     requireOne(update(c, "UPDATE counters SET issued = issued + 1 WHERE name = 'ticket_seq'"), "ticket counter");
@@ -445,9 +466,104 @@ public final class H2Coordination implements Coordination, AutoCloseable {
       }
     }
     long seq = longs(c, "SELECT issued FROM counters WHERE name = 'ticket_seq'").get(0);
-    Ticket t = Ticket.submitted(new TicketId(seq), n, nowMs, null);
+    List<TicketId> after = Lookup.of(c, l -> Prerequisites.resolve(n, index, batch, l));
+    Ticket t = Ticket.submitted(new TicketId(seq), n, nowMs, null, after);
     insertTicket(c, t, n.key());
-    return new Submission.Accepted(t);
+    return new Submission.Accepted(holdAtBirth(c, t, nowMs));
+  }
+
+  /** Refuses a batch whose prerequisites name no ticket or a later place ({@link Prerequisites#check}). */
+  private static void check(Connection c, List<NewTicket> batch) throws SQLException {
+    Lookup.of(c, l -> {
+      Prerequisites.check(batch, l);
+      return null;
+    });
+  }
+
+  /**
+   * A ticket just inserted READY, HELD at once when a prerequisite holds it (Q14, with its HELD
+   * event), as the model's submission does; returns it as it is then.
+   */
+  private static Ticket holdAtBirth(Connection c, Ticket t, long nowMs) throws SQLException {
+    Optional<Ticket> held = Prerequisites.follow(t, prerequisitesOf(c, t));
+    if (held.isEmpty()) {
+      return t;
+    }
+    writeFollowed(c, held.get());
+    append(c, Events.ofHold(t, held.get(), nowMs));
+    return held.get();
+  }
+
+  /** The tickets {@code t} waits for, as they are now. */
+  private static List<Ticket> prerequisitesOf(Connection c, Ticket t) throws SQLException {
+    List<Ticket> out = new ArrayList<>(t.after().size());
+    for (TicketId p : t.after()) {
+      out.add(Rows.ticket(c, p).orElseThrow());
+    }
+    return out;
+  }
+
+  /** Whether every prerequisite of ticket {@code id} SUCCEEDED (Q14), as {@link #PREREQUISITES_MET} asks. */
+  private static boolean met(Connection c, TicketId id) throws SQLException {
+    return Prerequisites.met(strings(c, "SELECT p.state FROM ticket_after a JOIN tickets p ON p.id = a.prerequisite_id"
+        + " WHERE a.ticket_id = ?", id.seq()).stream().map(TicketState::valueOf).toList());
+  }
+
+  /** Writes the state, hold reason and dependency hold {@link Prerequisites#follow} decided. */
+  private static void writeFollowed(Connection c, Ticket after) throws SQLException {
+    requireOne(update(c, "UPDATE tickets SET state = ?, hold_reason = ?, held_for = ? WHERE id = ?"
+        + " AND state IN ('READY', 'HELD')", after.state().name(), after.holdReason(),
+        after.heldFor() == null ? null : after.heldFor().seq(), after.id().seq()), "dependency hold of " + after.id());
+  }
+
+  /**
+   * Q14: each dependent of {@code changed} follows its prerequisites ({@link Prerequisites#follow}),
+   * in id order, and the dependents of each one that changed in turn, as the model does; a dependent
+   * newly HELD gets a HELD event.
+   */
+  private static void cascade(Connection c, TicketId changed, long nowMs) throws SQLException {
+    java.util.ArrayDeque<TicketId> work = new java.util.ArrayDeque<>(List.of(changed));
+    while (!work.isEmpty()) {
+      TicketId p = work.poll();
+      for (long d : longs(c, "SELECT ticket_id FROM ticket_after WHERE prerequisite_id = ? ORDER BY ticket_id",
+          p.seq())) {
+        Ticket now = lockedTicket(c, new TicketId(d));
+        Optional<Ticket> next = Prerequisites.follow(now, prerequisitesOf(c, now));
+        if (next.isPresent()) {
+          writeFollowed(c, next.get());
+          append(c, Events.ofHold(now, next.get(), nowMs));
+          work.add(now.id());
+        }
+      }
+    }
+  }
+
+  /** Reads tickets for a pure function inside the caller's transaction. */
+  private static final class Lookup {
+    /** A failed read, carried out of the function and thrown again as it was. */
+    private static final class Failed extends RuntimeException {
+      Failed(SQLException e) {
+        super(e);
+      }
+    }
+
+    interface Body<T> {
+      T apply(java.util.function.Function<TicketId, Optional<Ticket>> lookup);
+    }
+
+    static <T> T of(Connection c, Body<T> body) throws SQLException {
+      try {
+        return body.apply(id -> {
+          try {
+            return Rows.ticket(c, id);
+          } catch (SQLException e) {
+            throw new Failed(e);
+          }
+        });
+      } catch (Failed f) {
+        throw (SQLException) f.getCause();
+      }
+    }
   }
 
   /**
@@ -485,6 +601,9 @@ public final class H2Coordination implements Coordination, AutoCloseable {
         update(c, "INSERT INTO ticket_labels(ticket_id, label, label_value) VALUES (?, ?, ?)", t.id().seq(), l.getKey(),
             l.getValue());
       }
+      for (TicketId p : t.after()) {
+        update(c, "INSERT INTO ticket_after(ticket_id, prerequisite_id) VALUES (?, ?)", t.id().seq(), p.seq());
+      }
     } catch (SQLException e) {
       if (Transactions.isDuplicateKey(e)) {
         throw new Transactions.RaceLost("submit met a concurrent insert: " + Transactions.oneLine(e));
@@ -506,17 +625,27 @@ public final class H2Coordination implements Coordination, AutoCloseable {
       }
       Ticket t = found.get();
       long seq = longs(c, "SELECT issued FROM counters WHERE name = 'ticket_seq'").get(0);
-      Ticket fresh = Ticket.submitted(new TicketId(seq), t.resubmission(), nowMs, t.id());
+      Ticket fresh = Ticket.submitted(new TicketId(seq), t.resubmission(), nowMs, t.id(), t.after());
       insertTicket(c, fresh, null);
       int n = update(c, "UPDATE tickets SET retried_as = ?, state = CASE WHEN state = 'HELD' THEN 'CANCELLED' ELSE state"
-          + " END, hold_reason = NULL WHERE id = ? AND retried_as IS NULL AND state IN ('HELD', " + TERMINAL.substring(1),
-          seq, original.seq());
+          + " END, hold_reason = NULL, held_for = NULL WHERE id = ? AND retried_as IS NULL AND state IN ('HELD', "
+          + TERMINAL.substring(1), seq, original.seq());
       if (n == 0) {
         throw new Transactions.RaceLost("retry of " + original + " met a concurrent change");
       }
       requireOne(n, "retry of " + original);
       Ticket after = Rows.ticket(c, original).orElseThrow();
       append(c, Events.ofRetry(t, after, nowMs));
+      fresh = holdAtBirth(c, fresh, nowMs);
+      if (Prerequisites.retryCarriesDependents(t)) {
+        // Q14: the dependents that have not run wait for the retry instead (held_for first: the rows follow)
+        String notRun = " AND ticket_id IN (SELECT id FROM tickets WHERE state IN ('READY', 'HELD'))";
+        update(c, "UPDATE tickets SET held_for = ? WHERE held_for = ? AND state IN ('READY', 'HELD')", seq,
+            original.seq());
+        update(c, "UPDATE ticket_after SET prerequisite_id = ? WHERE prerequisite_id = ?" + notRun, seq, original.seq());
+      }
+      cascade(c, fresh.id(), nowMs);
+      cascade(c, original, nowMs);
       return new Retry.Retried(fresh, after);
     });
   }
@@ -601,7 +730,7 @@ public final class H2Coordination implements Coordination, AutoCloseable {
       int n = update(c, CLAIM_UPDATE, id.seq(), nowMs);
       if (n == 0) {
         return new Claim.Denied(Denials.claim(Rows.ticket(c, id), Rows.leaseOfTicket(c, id).isPresent(), laneParked,
-            nowMs).orElseThrow(raced("claim of " + id)));
+            nowMs, met(c, id)).orElseThrow(raced("claim of " + id)));
       }
       requireOne(n, "claim of " + id);
       try {
@@ -610,7 +739,7 @@ public final class H2Coordination implements Coordination, AutoCloseable {
         if (Transactions.isDuplicateKey(e)) {
           // a lease row stands in the way: ask why with that lease counted (LEASED, or NOT_FOUND)
           c.rollback();
-          return new Claim.Denied(Denials.claim(Rows.ticket(c, id), true, laneParked, nowMs).orElseThrow());
+          return new Claim.Denied(Denials.claim(Rows.ticket(c, id), true, laneParked, nowMs, met(c, id)).orElseThrow());
         }
         throw e;
       }
@@ -681,8 +810,8 @@ public final class H2Coordination implements Coordination, AutoCloseable {
   private static Claims claimBatch(Connection c, Lane lane, OwnerId owner, long nowMs, long ttlMs, int max)
       throws SQLException {
     List<Ticket> due = new ArrayList<>();
-    try (PreparedStatement p = c.prepareStatement("SELECT " + Rows.TICKET_COLUMNS + " FROM tickets WHERE lane = ?"
-        + " AND state = 'READY' AND parked = FALSE AND not_before_ms <= ?"
+    try (PreparedStatement p = c.prepareStatement("SELECT " + Rows.TICKET_READ + " FROM tickets WHERE lane = ?"
+        + " AND state = 'READY' AND parked = FALSE AND not_before_ms <= ?" + PREREQUISITES_MET
         + " ORDER BY priority DESC, created_at_ms, id LIMIT ? FOR UPDATE SKIP LOCKED")) {
       p.setString(1, lane.name());
       p.setLong(2, nowMs);
@@ -763,7 +892,7 @@ public final class H2Coordination implements Coordination, AutoCloseable {
       while (granted.size() < max) {
         int limit = max - granted.size() + passed.size();
         List<Long> due = longs(c, "SELECT id FROM tickets WHERE lane = ? AND state = 'READY' AND parked = FALSE"
-            + " AND not_before_ms <= ? ORDER BY priority DESC, created_at_ms, id LIMIT ?", lane.name(), nowMs, limit);
+            + " AND not_before_ms <= ?" + PREREQUISITES_MET + " ORDER BY priority DESC, created_at_ms, id LIMIT ?", lane.name(), nowMs, limit);
         List<Long> fresh = due.stream().filter(id -> !passed.contains(id)).toList();
         if (fresh.isEmpty()) {
           break;
@@ -865,6 +994,7 @@ public final class H2Coordination implements Coordination, AutoCloseable {
           + " WHERE id = ? AND state = 'LEASED'", after.state().name(), after.holdReason(), after.spawnFailures(),
           after.id().seq()), "ticket of the aborted run " + runId + " (must be LEASED)");
       append(c, Events.ofAbort(abandoned, after, nowMs));
+      cascade(c, after.id(), nowMs);
       return new AbortClaim.Aborted(abandoned, after);
     });
   }
@@ -1035,6 +1165,7 @@ public final class H2Coordination implements Coordination, AutoCloseable {
             runId.ticket().seq());
       }
       append(c, Events.ofSettlement(settled, after, nowMs));
+      cascade(c, after.id(), nowMs);
       return new Settlement.Settled(settled, after, superseded);
     }
   }
@@ -1109,6 +1240,7 @@ public final class H2Coordination implements Coordination, AutoCloseable {
       if (n == 1) {
         Ticket after = Rows.ticket(c, id).orElseThrow();
         append(c, Events.ofHold(after.withState(TicketState.READY, null), after, nowMs));
+        cascade(c, id, nowMs);
         return new Control.Done(after);
       }
       requireZero(n, "hold of " + id);
@@ -1129,15 +1261,18 @@ public final class H2Coordination implements Coordination, AutoCloseable {
     LeaseLaw.checkGrant(moreAttempts);
     return tx.run("release", d -> false, c -> {
       Optional<Ticket> before = lockedTicketIfAny(c, id);
-      Optional<Control.Reason> denial = Denials.release(before, moreAttempts);
+      Optional<Control.Reason> denial = Denials.release(before, moreAttempts,
+          before.isPresent() ? prerequisitesOf(c, before.get()) : List.of());
       if (denial.isPresent()) {
         return new Control.Denied(denial.get());
       }
       int grant = Denials.grantOf(before.get(), moreAttempts);
-      requireOne(update(c, "UPDATE tickets SET state = 'READY', hold_reason = NULL, spawn_failures = 0,"
+      requireOne(update(c, "UPDATE tickets SET state = 'READY', hold_reason = NULL, held_for = NULL, spawn_failures = 0,"
           + " attempts_granted = attempts_granted + ? WHERE id = ? AND state = 'HELD'", grant, id.seq()),
           "release of " + id);
-      return new Control.Done(Rows.ticket(c, id).orElseThrow());
+      Ticket after = Rows.ticket(c, id).orElseThrow();
+      cascade(c, id, 0); // a release only ends holds: no event is written, so no time is needed
+      return new Control.Done(after);
     });
   }
 
@@ -1153,11 +1288,12 @@ public final class H2Coordination implements Coordination, AutoCloseable {
   public Control cancel(TicketId id, long nowMs) {
     Objects.requireNonNull(id, "ticket");
     return tx.run("cancel", d -> false, c -> {
-      int n = update(c, "UPDATE tickets SET state = 'CANCELLED', hold_reason = NULL"
+      int n = update(c, "UPDATE tickets SET state = 'CANCELLED', hold_reason = NULL, held_for = NULL"
           + " WHERE id = ? AND state IN ('READY', 'HELD')", id.seq());
       if (n == 1) {
         Ticket after = Rows.ticket(c, id).orElseThrow();
         append(c, Events.ofCancel(after, nowMs));
+        cascade(c, id, nowMs);
         return new Control.Done(after);
       }
       requireZero(n, "cancel of " + id);

@@ -62,7 +62,7 @@ final class H2Store implements Store {
   @Override
   public List<Ticket> tickets(TicketQuery query) {
     Objects.requireNonNull(query, "query");
-    StringBuilder sql = new StringBuilder("SELECT " + Rows.TICKET_COLUMNS + " FROM tickets WHERE TRUE");
+    StringBuilder sql = new StringBuilder("SELECT " + Rows.TICKET_READ + " FROM tickets WHERE TRUE");
     if (query.state() != null) {
       sql.append(" AND state = ?");
     }
@@ -206,7 +206,7 @@ final class H2Store implements Store {
       c.setTransactionIsolation(Connection.TRANSACTION_SERIALIZABLE);
       try {
         List<Ticket> tickets;
-        try (PreparedStatement p = c.prepareStatement("SELECT " + Rows.TICKET_COLUMNS + " FROM tickets ORDER BY id")) {
+        try (PreparedStatement p = c.prepareStatement("SELECT " + Rows.TICKET_READ + " FROM tickets ORDER BY id")) {
           tickets = Rows.tickets(p);
         }
         List<Run> runs;

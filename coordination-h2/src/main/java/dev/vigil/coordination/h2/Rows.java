@@ -36,6 +36,12 @@ final class Rows {
   static final String TICKET_COLUMNS = "id, lane, type, payload, state, attempts_used, max_attempts, priority, "
       + "not_before_ms, created_at_ms, parked, hold_reason, spawn_failures, work_dir, env, timeout_ms, labels, "
       + "attempts_granted, retry_of, retried_as";
+  /**
+   * The columns that read a whole {@link Ticket}: {@link #TICKET_COLUMNS}, its dependency hold and its
+   * prerequisites (Q14) in id order, read in the same statement.
+   */
+  static final String TICKET_READ = TICKET_COLUMNS + ", held_for, (SELECT LISTAGG(a.prerequisite_id, ',') WITHIN GROUP"
+      + " (ORDER BY a.prerequisite_id) FROM ticket_after a WHERE a.ticket_id = tickets.id) AS after_ids";
   static final String RUN_COLUMNS = "run_id, ticket_id, number, attempt, state, owner_id, claimed_at_ms, "
       + "hand_started, boot_id, pid, start_ticks, pgid, build, token_hash, started_at_ms, exit_code, exit_signal, "
       + "exit_at_ms, exit_role, exit_owner_id, verdict, diagnosis, stop_intent, timeout_ms, "
@@ -46,7 +52,7 @@ final class Rows {
 
   private Rows() {}
 
-  /** A {@link Ticket} from a row selected with {@link #TICKET_COLUMNS}. */
+  /** A {@link Ticket} from a row selected with {@link #TICKET_READ}. */
   static Ticket ticket(ResultSet rs) throws SQLException {
     String env = rs.getString("env");
     RunSpec spec = new RunSpec(rs.getString("work_dir"), env == null ? null : Environment.of(decode(env)),
@@ -56,7 +62,15 @@ final class Rows {
         rs.getInt("max_attempts"), rs.getInt("priority"), rs.getLong("not_before_ms"), rs.getLong("created_at_ms"),
         rs.getBoolean("parked"), rs.getString("hold_reason"), rs.getInt("spawn_failures"), spec,
         decode(rs.getString("labels")), rs.getInt("attempts_granted"), nullableTicket(rs, "retry_of"),
-        nullableTicket(rs, "retried_as"));
+        nullableTicket(rs, "retried_as"), ticketIds(rs.getString("after_ids")), nullableTicket(rs, "held_for"));
+  }
+
+  /** Ticket ids from a comma-separated list of numbers (null or empty: none). */
+  private static List<TicketId> ticketIds(String list) {
+    if (list == null || list.isEmpty()) {
+      return List.of();
+    }
+    return java.util.Arrays.stream(list.split(",")).map(n -> new TicketId(Long.parseLong(n.trim()))).toList();
   }
 
   private static TicketId nullableTicket(ResultSet rs, String column) throws SQLException {
@@ -163,7 +177,7 @@ final class Rows {
   // ---- single-row reads ----
 
   static Optional<Ticket> ticket(Connection c, TicketId id) throws SQLException {
-    try (PreparedStatement p = c.prepareStatement("SELECT " + TICKET_COLUMNS + " FROM tickets WHERE id = ?")) {
+    try (PreparedStatement p = c.prepareStatement("SELECT " + TICKET_READ + " FROM tickets WHERE id = ?")) {
       p.setLong(1, id.seq());
       try (ResultSet rs = p.executeQuery()) {
         return rs.next() ? Optional.of(ticket(rs)) : Optional.empty();

@@ -395,7 +395,41 @@ final class Salvage {
         }
       }
       labels(repairs);
+      dependencyHolds(repairs);
       return recovered;
+    }
+
+    /**
+     * Sets the dependency holds (Q14) of the copied tasks whose prerequisite row was recovered too (a
+     * hold may name a retry numbered after the task, so it is set once every task is in); a task whose
+     * row was lost stays held with its reason, and a release lets it go.
+     */
+    private void dependencyHolds(List<String> repairs) throws SQLException {
+      if (!columns(from, "TICKETS").contains("HELD_FOR") || !columns(to, "TICKETS").contains("HELD_FOR")) {
+        return;
+      }
+      List<String> cut = new ArrayList<>();
+      try (Statement s = from.createStatement(); ResultSet rs = s.executeQuery("SELECT id, held_for FROM tickets"
+          + " WHERE held_for IS NOT NULL ORDER BY id");
+           PreparedStatement p = to.prepareStatement("UPDATE tickets SET held_for = ? WHERE id = ? AND state = 'HELD'"
+               + " AND EXISTS (SELECT 1 FROM ticket_after a WHERE a.ticket_id = ? AND a.prerequisite_id = ?)")) {
+        while (rs.next()) {
+          long id = rs.getLong(1);
+          long prerequisite = rs.getLong(2);
+          p.setLong(1, prerequisite);
+          p.setLong(2, id);
+          p.setLong(3, id);
+          p.setLong(4, prerequisite);
+          if (rowsOrNone(p) == 0 && exists(id)) {
+            cut.add("t-" + id);
+          }
+        }
+      }
+      to.commit();
+      if (!cut.isEmpty()) {
+        repairs.add("left held, for a person to release, tasks whose record of the task they wait for was lost: "
+            + Checker.named(cut));
+      }
     }
 
     /** Rows now in the fresh store, per table. */
@@ -421,7 +455,7 @@ final class Salvage {
         lost.add(Checker.plain(t) + ": the whole table (none of its columns could be read)");
         return 0;
       }
-      Set<String> nulled = t.equals("TICKETS") ? Set.of("RETRY_OF", "RETRIED_AS") : Set.of();
+      Set<String> nulled = t.equals("TICKETS") ? Set.of("RETRY_OF", "RETRIED_AS", "HELD_FOR") : Set.of();
       String cols = String.join(", ", columns.stream().map(Checker::quote).toList());
       String insert = t.equals("COUNTERS")
           ? "MERGE INTO counters(" + cols + ") KEY(name) VALUES (" + "?, ".repeat(columns.size() - 1) + "?)"
@@ -509,13 +543,7 @@ final class Salvage {
             p.setLong(1, other);
             p.setLong(2, id);
             p.setLong(3, other);
-            int n;
-            try {
-              n = p.executeUpdate();
-            } catch (SQLException e) {
-              n = 0;
-            }
-            if (n == 0 && exists(id)) {
+            if (rowsOrNone(p) == 0 && exists(id)) {
               cut.add("t-" + id);
             }
           }
@@ -568,6 +596,15 @@ final class Salvage {
       if (made != salvagedLabels) {
         repairs.add("made the label index again from the tasks' own labels (" + made + " labels"
             + (salvagedLabels >= 0 ? ", " + salvagedLabels + " were readable" : ", none was readable") + ")");
+      }
+    }
+
+    /** The rows a link's update set; none when the fresh store refused it. */
+    private static int rowsOrNone(PreparedStatement p) {
+      try {
+        return p.executeUpdate();
+      } catch (SQLException e) {
+        return 0;
       }
     }
 

@@ -54,13 +54,24 @@ import java.util.List;
  * like every other move of a ticket to a finished state or HELD. No row changes; a build that does not
  * know the kind refuses the database by its version instead of failing on a row.
  *
+ * <p>Version 4 (task dependencies, Q14):
+ * <ul>
+ *   <li>{@code ticket_after}: one row per prerequisite of a ticket ({@code (ticket_id, prerequisite_id)}
+ *       PRIMARY KEY, both FKs to tickets, never the same ticket), and an index on
+ *       {@code (prerequisite_id, ticket_id)} that finds a ticket's dependents. The claim statements
+ *       ask with the primary key's index whether a ticket has a prerequisite not SUCCEEDED, in the
+ *       same statement. A retry that stands for a prerequisite moves the rows onto the retry.
+ *   <li>{@code tickets.held_for} (NULL; an FK to tickets): the prerequisite whose end holds a HELD
+ *       ticket, set only for such a dependency hold. An older ticket waits for nothing.
+ * </ul>
+ *
  * <p>H2 commits each DDL statement on its own, so a migration is written to be re-run from any
  * point ({@code IF NOT EXISTS}); {@code schema_version} is created first, so a crash inside
  * version 1 leaves a database this class recognises and completes.
  */
 final class Schema {
   /** The newest schema this build writes. */
-  static final int CURRENT_VERSION = 3;
+  static final int CURRENT_VERSION = 4;
 
   /** One step of a migration: a statement, or code that reads the schema first. */
   interface Change {
@@ -186,7 +197,22 @@ final class Schema {
           "CREATE INDEX IF NOT EXISTS leases_owner ON leases(owner_id)"))),
       new Migration(2, "task control: directories, environments, time limits, labels, grants, retries, kills, events",
           migration2()),
-      new Migration(3, "worker results, events of cancellations", migration3()));
+      new Migration(3, "worker results, events of cancellations", migration3()),
+      new Migration(4, "task dependencies", migration4()));
+
+  /** Version 4: prerequisites and dependency holds (Q14); re-runnable from any point. */
+  private static List<Change> migration4() {
+    return sql(List.of(
+        """
+        CREATE TABLE IF NOT EXISTS ticket_after (
+          ticket_id BIGINT NOT NULL REFERENCES tickets(id),
+          prerequisite_id BIGINT NOT NULL REFERENCES tickets(id),
+          PRIMARY KEY (ticket_id, prerequisite_id),
+          CONSTRAINT ticket_after_another_ticket CHECK (ticket_id <> prerequisite_id)
+        )""",
+        "CREATE INDEX IF NOT EXISTS ticket_after_dependents ON ticket_after(prerequisite_id, ticket_id)",
+        "ALTER TABLE tickets ADD COLUMN IF NOT EXISTS held_for BIGINT REFERENCES tickets(id)"));
+  }
 
   private static List<Change> migration3() {
     List<Change> out = new ArrayList<>(sql(List.of(

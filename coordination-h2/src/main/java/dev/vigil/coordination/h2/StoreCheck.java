@@ -71,6 +71,7 @@ public record StoreCheck(Path file, int schemaVersion, Map<String, Long> rows, L
       case "COUNTERS" -> "id counters";
       case "SCHEMA_VERSION" -> "schema versions";
       case "TICKET_LABELS" -> "task labels";
+      case "TICKET_AFTER" -> "tasks' prerequisites";
       default -> table.toLowerCase(java.util.Locale.ROOT);
     };
   }

@@ -7,6 +7,7 @@ import dev.vigil.coordination.Finish;
 import dev.vigil.coordination.Lane;
 import dev.vigil.coordination.NewTicket;
 import dev.vigil.coordination.OwnerId;
+import dev.vigil.coordination.Prerequisite;
 import dev.vigil.coordination.ProcessIdentity;
 import dev.vigil.coordination.RetryPolicy;
 import dev.vigil.coordination.RunExit;
@@ -28,7 +29,8 @@ import java.util.SplittableRandom;
  * <ul>
  *   <li>{@code work <file> <round> <tuning> <paceMs>}: opens the database with the given
  *       {@link Tuning} and, until it is killed, pausing up to {@code paceMs} after each decision, submits, claims, starts, takes exits and finishes, printing each acknowledged
- *       decision as one flushed line: {@code SUBMIT t-N <payload>}, {@code CLAIM t-N.k},
+ *       decision as one flushed line: {@code SUBMIT t-N <payload>} (now and then a second ticket
+ *       that waits for the first, Q14), {@code CLAIM t-N.k},
  *       {@code ABORT t-N.k}, {@code START t-N.k}, {@code EXIT t-N.k}, {@code FINISH t-N.k}.
  *   <li>{@code hold <file>}: opens the database, prints {@code OPEN} and sleeps.
  * </ul>
@@ -63,6 +65,12 @@ public final class ChildDatabase {
       String payload = "{\"round\":" + round + ",\"i\":" + i + "}";
       Ticket t = ((Submission.Accepted) h2.submit(NewTicket.of(Lane.DEFAULT, "command", payload), now)).ticket();
       ack(out, "SUBMIT " + t.id() + " " + payload);
+      if (rnd.nextInt(3) == 0) { // Q14: a ticket that waits for this one, claimed by claimNext once it succeeded
+        String waits = "{\"round\":" + round + ",\"i\":" + i + ",\"after\":\"" + t.id() + "\"}";
+        Ticket d = ((Submission.Accepted) h2.submit(NewTicket.of(Lane.DEFAULT, "command", waits)
+            .withAfter(List.of(new Prerequisite.Existing(t.id()))), now)).ticket();
+        ack(out, "SUBMIT " + d.id() + " " + waits);
+      }
       Claim.Granted g;
       if (rnd.nextBoolean()) {
         g = (Claim.Granted) h2.claim(t.id(), owner, now, 30_000);

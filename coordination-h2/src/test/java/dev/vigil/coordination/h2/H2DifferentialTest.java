@@ -52,7 +52,7 @@ class H2DifferentialTest {
   Path dir;
 
   @Test
-  void C1_C2_C3_C6_C7_C8_Q1_Q2_Q4_Q5_Q7_Q8_Q9_Q12_Q13_h2MatchesLeaseLaw_stepByStep() {
+  void C1_C2_C3_C6_C7_C8_Q1_Q2_Q4_Q5_Q7_Q8_Q9_Q12_Q13_Q14_h2MatchesLeaseLaw_stepByStep() {
     Coverage cov = new Coverage("H2 = LeaseLaw");
     AtomicInteger sequences = new AtomicInteger();
     AtomicInteger steps = new AtomicInteger();

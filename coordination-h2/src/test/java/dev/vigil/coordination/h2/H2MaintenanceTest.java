@@ -312,6 +312,45 @@ class H2MaintenanceTest {
         () -> H2Coordination.open(empty, H2Options.defaults())));
   }
 
+  /**
+   * Q14 and recovery: a task held for the retry of its prerequisite (a ticket numbered after it) is
+   * recovered with its prerequisites and its hold, which are set once every task is in.
+   */
+  @Test
+  void aRecoveredStore_keepsItsPrerequisitesAndDependencyHolds_evenForARetryNumberedAfterTheTaskItHolds()
+      throws Exception {
+    Path pristine = dir.resolve("chain.mv.db");
+    try (H2Coordination h2 = H2Coordination.open(pristine, H2Options.defaults())) {
+      fill(h2, 1, 60);
+      TicketId a = ((Submission.Accepted) h2.submit(new NewTicket(Lane.DEFAULT, "command", "{}", 1, 0, 0, null), 5))
+          .ticket().id();
+      TicketId b = ((Submission.Accepted) h2.submit(NewTicket.of(Lane.DEFAULT, "command", "{}")
+          .withAfter(List.of(new dev.vigil.coordination.Prerequisite.Existing(a))), 5)).ticket().id();
+      RunId run = claim(h2, a.seq());
+      h2.start(run, OWNER, START);
+      h2.takeExit(run, ExitOwner.supervisor(OWNER), RunExit.code(1, 6));
+      h2.finish(Finish.as(ExitOwner.supervisor(OWNER), run, Verdict.FAILED, "exit code 1"), 6);
+      TicketId retry = ((dev.vigil.coordination.Retry.Retried) h2.retry(a, 7)).ticket().id();
+      h2.hold(retry, "not yet", 8);
+      Ticket held = h2.store().ticket(b).orElseThrow();
+      assertEquals(retry, held.heldFor(), "b is held for the retry, numbered after it");
+      assertTrue(retry.seq() > b.seq());
+    }
+    Snapshot original = snapshot(pristine);
+    Path damaged = damagedInTheMiddle(pristine);
+    H2Maintenance.Recovery.Recovered r = recovered(damaged, 0);
+    assertTrue(r.check().healthy(), r.check().problems().toString());
+    Snapshot after = snapshot(damaged);
+    for (long id = 61; id <= 63; id++) {
+      Ticket was = original.tickets().get((int) id - 1);
+      long seq = id;
+      Ticket now = after.tickets().stream().filter(t -> t.id().seq() == seq).findFirst().orElseThrow(
+          () -> new AssertionError("t-" + seq + " was written last, away from the damage: " + r.lost()));
+      assertEquals(was, now, "recovered as it was, prerequisites and hold included");
+    }
+    assertEquals(List.of(), invariantViolations(after), "the recovered store keeps the coordination invariants");
+  }
+
   @Test
   void recoveringAHealthyStore_changesNothing() throws Exception {
     Path file = store("fine", 5);

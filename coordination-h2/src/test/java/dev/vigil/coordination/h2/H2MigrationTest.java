@@ -12,6 +12,7 @@ import dev.vigil.coordination.Finish;
 import dev.vigil.coordination.Lane;
 import dev.vigil.coordination.NewTicket;
 import dev.vigil.coordination.OwnerId;
+import dev.vigil.coordination.Prerequisite;
 import dev.vigil.coordination.Retry;
 import dev.vigil.coordination.Run;
 import dev.vigil.coordination.RunExit;
@@ -152,6 +153,8 @@ class H2MigrationTest {
       assertEquals(2, rs.getInt(1));
       assertTrue(rs.next());
       assertEquals(3, rs.getInt(1));
+      assertTrue(rs.next());
+      assertEquals(4, rs.getInt(1));
       assertTrue(!rs.next());
     }
   }
@@ -235,7 +238,42 @@ class H2MigrationTest {
       while (rs.next()) {
         versions.add(rs.getInt(1));
       }
-      assertEquals(List.of(1, 2, 3), versions, "version 3 is recorded once, after the two before it");
+      assertEquals(List.of(1, 2, 3, 4), versions, "each version is recorded once, after the ones before it");
+    }
+  }
+
+  /**
+   * A version-3 store whose move to version 4 stopped half way (the prerequisites' table made, the
+   * dependency-hold column not): it opens, its tickets wait for nothing, and a new ticket may wait
+   * for an old one (Q14).
+   */
+  @Test
+  void aStoreWrittenByVersionThree_interruptedOnItsWayToFour_opens_andANewTicketMayWaitForAnOldOne() throws Exception {
+    Path file = versionOneStore();
+    String base = file.toString().substring(0, file.toString().length() - ".mv.db".length());
+    try (Connection c = DatabaseFile.connect("jdbc:h2:file:" + base + ";IFEXISTS=TRUE")) {
+      c.setAutoCommit(false);
+      assertEquals(3, Schema.migrate(c, file.toString(), 3));
+      try (Statement s = c.createStatement()) {
+        s.execute("CREATE TABLE ticket_after (ticket_id BIGINT NOT NULL REFERENCES tickets(id),"
+            + " prerequisite_id BIGINT NOT NULL REFERENCES tickets(id), PRIMARY KEY (ticket_id, prerequisite_id),"
+            + " CONSTRAINT ticket_after_another_ticket CHECK (ticket_id <> prerequisite_id))");
+      }
+      c.commit();
+    }
+    try (H2Coordination h2 = H2Coordination.open(file, H2Options.defaults())) {
+      CoordinationInvariants.check(h2.store());
+      for (Ticket t : h2.store().tickets(TicketQuery.all())) {
+        assertEquals(List.of(), t.after(), "an older ticket waits for nothing");
+        assertNull(t.heldFor());
+      }
+      Submission.Accepted waits = assertInstanceOf(Submission.Accepted.class, h2.submit(new NewTicket(Lane.DEFAULT,
+          "command", "{}", 3, 0, 0, null).withAfter(List.of(new Prerequisite.Existing(new TicketId(2)))), T + 20));
+      assertEquals(List.of(new TicketId(2)), waits.ticket().after());
+      assertEquals(TicketState.HELD, waits.ticket().state(), "t-2 is held, so the new ticket is held for it");
+      assertEquals("waits for t-2, which is held", waits.ticket().holdReason());
+      assertEquals(new TicketId(2), waits.ticket().heldFor());
+      CoordinationInvariants.check(h2.store());
     }
   }
 

@@ -42,6 +42,67 @@ public final class CommandFile {
     }
   }
 
+  /** The start of a word, before a line's command, that names what the line waits for. */
+  public static final String AFTER = "--after=";
+
+  /**
+   * The line without the {@value #AFTER} words it begins with.
+   *
+   * @throws IllegalArgumentException {@code --file NAME: line N: …} when nothing is left
+   */
+  public static Line withoutAfter(String name, Line line) {
+    int n = leadingAfters(line);
+    if (n == line.argv().size()) {
+      throw bad(name, "line " + line.number() + ": a command needs a name after " + AFTER + "…");
+    }
+    return n == 0 ? line : new Line(line.number(), line.argv().subList(n, line.argv().size()));
+  }
+
+  private static int leadingAfters(Line line) {
+    int n = 0;
+    while (n < line.argv().size() && line.argv().get(n).startsWith(AFTER)) {
+      n++;
+    }
+    return n;
+  }
+
+  /**
+   * Adds what the line waits for to its submission: {@value #AFTER}N, the task of line N of the same
+   * file, to {@code afterLines} (resolved when the file is sent, {@link SubmitBatches#send}), and
+   * {@value #AFTER}TICKET to {@code after}.
+   *
+   * @param earlier the numbers of the file's lines with a command before this one
+   * @throws IllegalArgumentException {@code --file NAME: line N: …} for a line number that is not an
+   *                                  earlier line with a command, or a word that is neither
+   */
+  public static void after(String name, Line line, java.util.Set<Integer> earlier,
+                           com.fasterxml.jackson.databind.node.ObjectNode submission) {
+    int n = leadingAfters(line);
+    for (String word : line.argv().subList(0, n)) {
+      String ref = word.substring(AFTER.length());
+      if (ref.matches("[0-9]{1,9}")) {
+        int target = Integer.parseInt(ref);
+        if (!earlier.contains(target)) {
+          throw bad(name, "line " + line.number() + ": " + word + " names no earlier line of the file with a command "
+              + "(a line waits only for lines above it)");
+        }
+        arrayOf(submission, "afterLines").add(target);
+      } else {
+        try {
+          arrayOf(submission, "after").add(dev.vigil.coordination.TicketId.parse(ref).toString());
+        } catch (RuntimeException e) {
+          throw bad(name, "line " + line.number() + ": " + word + ": not a line number of the file or a ticket id "
+              + "(like t-12)");
+        }
+      }
+    }
+  }
+
+  private static com.fasterxml.jackson.databind.node.ArrayNode arrayOf(
+      com.fasterxml.jackson.databind.node.ObjectNode o, String field) {
+    return o.has(field) ? (com.fasterxml.jackson.databind.node.ArrayNode) o.get(field) : o.putArray(field);
+  }
+
   /**
    * Reads and splits the file {@code name} ({@value #STDIN}: {@code stdin}).
    *

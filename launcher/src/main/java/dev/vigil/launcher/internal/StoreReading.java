@@ -15,7 +15,7 @@ import dev.vigil.coordination.h2.CoordinationStoreException;
 import dev.vigil.coordination.h2.H2Coordination;
 import dev.vigil.supervisor.StalledRuns;
 import dev.vigil.supervisor.TimeoutLattice.Timeout;
-import dev.vigil.supervisor.engine.Command;
+import dev.vigil.supervisor.engine.Reads;
 import dev.vigil.supervisor.engine.Reply;
 import dev.vigil.worker.process.Processes;
 import java.nio.file.Files;
@@ -50,18 +50,8 @@ public final class StoreReading {
 
     /** The reply a daemon would give to {@code op}, with each live run's and running ticket's watch. */
     public ObjectNode call(String op, ObjectNode args) {
-      Command c = Wire.command(op, args, 3);
-      Reply r;
-      if (c instanceof Command.ListTickets l) {
-        r = new Reply.TicketList(store.tickets(l.query()));
-      } else if (c instanceof Command.ListRuns l) {
-        r = new Reply.RunList(store.runs(l.query()));
-      } else if (c instanceof Command.Show s) {
-        r = store.ticket(s.ticket()).<Reply>map(t -> new Reply.TicketDetail(t, store.runsOf(t.id())))
-            .orElseGet(() -> new Reply.NotFound("ticket " + s.ticket()));
-      } else {
-        throw new IllegalArgumentException(op + " needs a running daemon");
-      }
+      Reply r = Reads.answer(store, Wire.command(op, args, 3))
+          .orElseThrow(() -> new IllegalArgumentException(op + " needs a running daemon"));
       ObjectNode reply = Wire.reply(r);
       watch(reply.path("tickets"));
       watch(reply.path("runs"));

@@ -35,10 +35,12 @@ public final class SubmitBatches {
    *
    * @param firstLine the line number of the first submission
    * @param lastLine  the line number of the last
+   * @param numbers   the line number of each submission
    */
-  public record Batch(int firstLine, int lastLine, List<ObjectNode> tickets) {
+  public record Batch(int firstLine, int lastLine, List<ObjectNode> tickets, List<Integer> numbers) {
     public Batch {
       tickets = List.copyOf(tickets);
+      numbers = List.copyOf(numbers);
     }
   }
 
@@ -73,7 +75,8 @@ public final class SubmitBatches {
   }
 
   private static Batch batch(List<CommandFile.Line> lines, List<ObjectNode> tickets, int from, int to) {
-    return new Batch(lines.get(from).number(), lines.get(to - 1).number(), tickets.subList(from, to));
+    return new Batch(lines.get(from).number(), lines.get(to - 1).number(), tickets.subList(from, to),
+        lines.subList(from, to).stream().map(CommandFile.Line::number).toList());
   }
 
   private static int size(ObjectNode ticket) {
@@ -97,11 +100,12 @@ public final class SubmitBatches {
       throw new Client.Failure(3, "the daemon (vigil " + client.capabilities().version() + ") cannot queue a file of "
           + "commands; nothing was queued (vigil up replaces an idle older daemon with this vigil)");
     }
+    java.util.Map<Integer, String> idOfLine = new java.util.HashMap<>();
     for (int b = 0; b < batches.size(); b++) {
       Batch batch = batches.get(b);
       ObjectNode args = Wire.JSON.createObjectNode();
       ArrayNode ts = args.putArray("tickets");
-      batch.tickets().forEach(ts::add);
+      batch.tickets().forEach(t -> ts.add(waitsResolved(t, batch, idOfLine)));
       JsonNode reply;
       try {
         reply = Client.ok(client.call("submit-all", args));
@@ -118,9 +122,38 @@ public final class SubmitBatches {
             + batch.tickets().size() + " commands (lines " + batch.firstLine() + "-" + batch.lastLine() + ")");
       }
       StringBuilder lines = new StringBuilder();
+      for (int i = 0; i < ids.size(); i++) {
+        idOfLine.put(batch.numbers().get(i), ids.get(i).path("id").asText());
+      }
       ids.forEach(t -> lines.append(t.path("id").asText()).append('\n'));
       out.print(lines);
       out.flush();
     }
+  }
+
+  /**
+   * The submission as sent: each line it waits for ({@code afterLines}, from {@link CommandFile#after})
+   * becomes the place of that line's submission in this batch ({@code afterIndex}), or, for a line of
+   * an earlier batch, already queued, that line's ticket ({@code after}).
+   */
+  static ObjectNode waitsResolved(ObjectNode ticket, Batch batch, java.util.Map<Integer, String> idOfLine) {
+    if (!ticket.has("afterLines")) {
+      return ticket;
+    }
+    ObjectNode t = ticket.deepCopy();
+    JsonNode lines = t.remove("afterLines");
+    for (JsonNode l : lines) {
+      String queued = idOfLine.get(l.intValue());
+      if (queued != null) {
+        (t.has("after") ? (ArrayNode) t.get("after") : t.putArray("after")).add(queued);
+      } else {
+        int place = batch.numbers().indexOf(l.intValue());
+        if (place < 0) {
+          throw new IllegalStateException("line " + l + " is neither queued nor in this batch");
+        }
+        (t.has("afterIndex") ? (ArrayNode) t.get("afterIndex") : t.putArray("afterIndex")).add(place);
+      }
+    }
+    return t;
   }
 }

@@ -17,6 +17,7 @@ import dev.vigil.coordination.Labels;
 import dev.vigil.coordination.Lane;
 import dev.vigil.coordination.NewTicket;
 import dev.vigil.coordination.OwnerId;
+import dev.vigil.coordination.Prerequisite;
 import dev.vigil.coordination.Run;
 import dev.vigil.coordination.RunId;
 import dev.vigil.coordination.RunQuery;
@@ -233,7 +234,9 @@ public final class Wire {
    * One submission's wire form to the ticket it queues: {@code lane}, {@code type}, {@code payload},
    * {@code maxAttempts} (else {@code defaultMaxAttempts}), {@code priority}, {@code notBeforeMs},
    * {@code key}, and what task control records: {@code workDir}, {@code env} (an object, the whole
-   * environment), {@code timeoutMs} and {@code labels} (an object).
+   * environment), {@code timeoutMs} and {@code labels} (an object); and what it waits for (Q14):
+   * {@code after}, an array of ticket ids, and, in a {@code submit-all}, {@code afterIndex}, an array
+   * of the places (from 0) of earlier submissions of the same batch.
    *
    * @throws IllegalArgumentException with a one-line message naming the bad field
    */
@@ -253,7 +256,38 @@ public final class Wire {
     long timeout = args.hasNonNull("timeoutMs") ? args.get("timeoutMs").asLong() : 0;
     Map<String, String> labels = args.has("labels") ? stringMap(args, "labels") : Map.of();
     return new NewTicket(lane, type, payload.toString(), max, priority, notBefore, key,
-        new RunSpec(workDir, env, timeout), new TreeMap<>(Labels.check(labels)));
+        new RunSpec(workDir, env, timeout), new TreeMap<>(Labels.check(labels)), prerequisites(args));
+  }
+
+  /** Q14: {@code after} (ticket ids) and {@code afterIndex} (earlier places of a batch) as prerequisites. */
+  private static List<Prerequisite> prerequisites(ObjectNode args) {
+    List<Prerequisite> out = new ArrayList<>();
+    JsonNode after = args.get("after");
+    if (after != null && !after.isNull()) {
+      if (!after.isArray()) {
+        throw new IllegalArgumentException("after must be an array of ticket ids");
+      }
+      for (JsonNode a : after) {
+        try {
+          out.add(new Prerequisite.Existing(TicketId.parse(a.asText())));
+        } catch (RuntimeException e) {
+          throw new IllegalArgumentException("after '" + a.asText() + "' is not a ticket id (like t-12)");
+        }
+      }
+    }
+    JsonNode earlier = args.get("afterIndex");
+    if (earlier != null && !earlier.isNull()) {
+      if (!earlier.isArray()) {
+        throw new IllegalArgumentException("afterIndex must be an array of places in the batch");
+      }
+      for (JsonNode i : earlier) {
+        if (!i.canConvertToInt() || !i.isIntegralNumber() || i.intValue() < 0) {
+          throw new IllegalArgumentException("afterIndex '" + i + "' is not a place in the batch (0, 1, ...)");
+        }
+        out.add(new Prerequisite.Earlier(i.intValue()));
+      }
+    }
+    return out;
   }
 
   /** An object of strings, e.g. {@code env} or {@code labels}. */
@@ -323,9 +357,9 @@ public final class Wire {
       o.set("status", status(s.status()));
     } else if (r instanceof Reply.TicketList l) {
       ArrayNode a = o.putArray("tickets");
-      l.tickets().forEach(t -> a.add(ticket(t)));
+      l.tickets().forEach(t -> a.add(ticket(t, l.prerequisites())));
     } else if (r instanceof Reply.TicketDetail d) {
-      ObjectNode t = ticket(d.ticket());
+      ObjectNode t = ticket(d.ticket(), d.prerequisites());
       ArrayNode a = t.putArray("runs");
       d.runs().forEach(run -> a.add(run(run)));
       o.set("ticket", t);
@@ -413,6 +447,24 @@ public final class Wire {
     o.put("allowedAttempts", t.allowedAttempts());
     o.set("payload", payload(t.payload()));
     o.putNull("stalledSinceMs"); // set only by a reading of the store while no daemon runs (StoreReading)
+    return o;
+  }
+
+  /**
+   * A ticket as {@link #ticket(Ticket)} writes it, with {@code waitsFor}: each of its prerequisites
+   * that has not SUCCEEDED, with its state (Q14), in id order; empty when it waits for nothing.
+   */
+  public static ObjectNode ticket(Ticket t, Map<TicketId, TicketState> prerequisites) {
+    ObjectNode o = ticket(t);
+    ArrayNode waits = o.putArray("waitsFor");
+    for (TicketId p : t.after()) {
+      TicketState s = prerequisites.get(p);
+      if (s != TicketState.SUCCEEDED) {
+        ObjectNode w = waits.addObject();
+        w.put("id", p.toString());
+        w.put("state", s == null ? null : s.name());
+      }
+    }
     return o;
   }
 

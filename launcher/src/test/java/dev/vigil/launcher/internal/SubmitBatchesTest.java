@@ -61,4 +61,17 @@ class SubmitBatchesTest {
         () -> SubmitBatches.plan("jobs.txt", lines(2), huge));
     assertTrue(e.getMessage().startsWith("--file jobs.txt: line 3: the command is too long to send ("), e.getMessage());
   }
+
+  @Test
+  void Q14_aLineWaitingForALineOfAnEarlierBatch_waitsForItsTicket_andForOneOfItsOwnBatch_byItsPlace() {
+    ObjectNode t = ticket(1);
+    t.putArray("afterLines").add(1).add(7);
+    t.putArray("after").add("t-40");
+    SubmitBatches.Batch batch = new SubmitBatches.Batch(5, 9, List.of(ticket(1), ticket(1), t), List.of(5, 7, 9));
+    ObjectNode sent = SubmitBatches.waitsResolved(t, batch, java.util.Map.of(1, "t-12", 3, "t-13"));
+    assertEquals("[\"t-40\",\"t-12\"]", sent.get("after").toString(), "line 1 was queued in an earlier batch as t-12");
+    assertEquals("[1]", sent.get("afterIndex").toString(), "line 7 is the second of this batch");
+    assertTrue(!sent.has("afterLines"), "line numbers stay in the client");
+    assertTrue(t.has("afterLines"), "the planned submission is left as it was");
+  }
 }

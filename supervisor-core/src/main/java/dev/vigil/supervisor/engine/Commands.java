@@ -11,7 +11,9 @@ import dev.vigil.coordination.RunState;
 import dev.vigil.coordination.StopIntent;
 import dev.vigil.coordination.StopRequest;
 import dev.vigil.coordination.Submission;
+import dev.vigil.coordination.Prerequisites;
 import dev.vigil.coordination.Ticket;
+import dev.vigil.coordination.TicketId;
 import dev.vigil.coordination.TicketState;
 import java.util.List;
 import java.util.Optional;
@@ -41,15 +43,10 @@ final class Commands {
   Reply answer(Command command, long nowMonoMs, long nowWallMs) {
     if (command instanceof Command.StatusQuery) {
       return new Reply.StatusReport(status.status(nowMonoMs, nowWallMs, lifecycle.state()));
-    } else if (command instanceof Command.ListTickets l) {
-      return new Reply.TicketList(ctx.store.tickets(l.query()));
-    } else if (command instanceof Command.Show s) {
-      return ctx.store.ticket(s.ticket()).<Reply>map(t -> new Reply.TicketDetail(t, ctx.store.runsOf(t.id())))
-          .orElseGet(() -> new Reply.NotFound("ticket " + s.ticket()));
-    } else if (command instanceof Command.ListRuns l) {
-      return new Reply.RunList(ctx.store.runs(l.query()));
-    } else if (command instanceof Command.Events e) {
-      return new Reply.EventList(ctx.store.events(e.afterId(), e.limit()));
+    }
+    Optional<Reply> read = Reads.answer(ctx.store, command);
+    if (read.isPresent()) {
+      return read.get();
     }
     if (lifecycle.stopped()) {
       return new Reply.Denied("the daemon is shutting down");
@@ -105,8 +102,21 @@ final class Commands {
     }
   }
 
+  /**
+   * Q14: why a batch cannot wait for what it names (a ticket that does not exist, a later one of the
+   * batch), if it cannot. Tickets are never deleted, so what exists now exists when the batch is queued.
+   */
+  private Optional<Reply.Invalid> unknownPrerequisite(List<NewTicket> batch) {
+    try {
+      Prerequisites.check(batch, ctx.store::ticket);
+      return Optional.empty();
+    } catch (IllegalArgumentException e) {
+      return Optional.of(new Reply.Invalid(e.getMessage()));
+    }
+  }
+
   private Reply submit(NewTicket n, long nowMonoMs, long nowWallMs) {
-    Optional<Reply.Invalid> refused = refusal(n);
+    Optional<Reply.Invalid> refused = refusal(n).or(() -> unknownPrerequisite(List.of(n)));
     if (refused.isPresent()) {
       return refused.get();
     }
@@ -122,6 +132,10 @@ final class Commands {
       if (refused.isPresent()) {
         return new Reply.Invalid(refused.get().reason() + "; nothing was queued");
       }
+    }
+    Optional<Reply.Invalid> unknown = unknownPrerequisite(tickets);
+    if (unknown.isPresent()) {
+      return new Reply.Invalid(unknown.get().reason() + "; nothing was queued");
     }
     List<Reply.Submitted> out = ctx.coordination.submitAll(tickets, nowWallMs).stream().map(Commands::submitted).toList();
     dispatchAfterSubmit(nowMonoMs, nowWallMs);
@@ -183,10 +197,18 @@ final class Commands {
         case NOT_HELD -> new Reply.Denied("ticket " + ticket + " is not held");
         case ATTEMPTS_LIMIT -> new Reply.Denied("ticket " + ticket + " would have more than "
             + NewTicket.MAX_ATTEMPTS + " attempts: ask for fewer");
+        case WAITING -> new Reply.Denied("ticket " + ticket + " " + waitingFor(ticket) + ": it goes on by itself once"
+            + " that one is released or retried (or cancel it)");
       };
     } else {
       throw new AssertionError(c);
     }
+  }
+
+  /** Q14: what a ticket held by a prerequisite waits for, in its hold reason's words. */
+  private String waitingFor(String ticket) {
+    return ctx.store.ticket(TicketId.parse(ticket)).map(Ticket::holdReason).filter(r -> r != null)
+        .filter(r -> r.startsWith("waits for ")).orElse("waits for a task that did not succeed");
   }
 
   /** Q13: a kill of the ticket's live run (or of the run named, which must be it). */

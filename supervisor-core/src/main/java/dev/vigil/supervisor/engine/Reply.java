@@ -4,7 +4,10 @@ import dev.vigil.coordination.Event;
 import dev.vigil.coordination.Lane;
 import dev.vigil.coordination.Run;
 import dev.vigil.coordination.Ticket;
+import dev.vigil.coordination.TicketId;
+import dev.vigil.coordination.TicketState;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -32,16 +35,31 @@ public sealed interface Reply {
     }
   }
 
-  record TicketList(List<Ticket> tickets) implements Reply {
+  /**
+   * Tickets, with the state of every ticket they wait for (Q14), so that a view can say what each
+   * still waits for.
+   */
+  record TicketList(List<Ticket> tickets, Map<TicketId, TicketState> prerequisites) implements Reply {
     public TicketList {
       tickets = List.copyOf(tickets);
+      prerequisites = Map.copyOf(prerequisites);
+    }
+
+    public TicketList(List<Ticket> tickets) {
+      this(tickets, Map.of());
     }
   }
 
-  record TicketDetail(Ticket ticket, List<Run> runs) implements Reply {
+  /** A ticket, its runs, and the state of every ticket it waits for (Q14). */
+  record TicketDetail(Ticket ticket, List<Run> runs, Map<TicketId, TicketState> prerequisites) implements Reply {
     public TicketDetail {
       Objects.requireNonNull(ticket, "ticket");
       runs = List.copyOf(runs);
+      prerequisites = Map.copyOf(prerequisites);
+    }
+
+    public TicketDetail(Ticket ticket, List<Run> runs) {
+      this(ticket, runs, Map.of());
     }
   }
 

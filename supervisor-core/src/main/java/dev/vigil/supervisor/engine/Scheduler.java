@@ -120,6 +120,8 @@ final class Scheduler {
         case PARKED -> new Reply.Denied("ticket " + id + " or its lane " + t.lane() + " is parked: unpark it first");
         case NOT_DUE -> new Reply.Denied("ticket " + id + " is not due yet (not before "
             + java.time.Instant.ofEpochMilli(t.notBeforeMs()) + ")");
+        case WAITING -> new Reply.Denied("ticket " + id + " waits for " + t.after().stream().map(TicketId::toString)
+            .collect(java.util.stream.Collectors.joining(", ")) + " to succeed first");
       };
     } else {
       throw new AssertionError(c);

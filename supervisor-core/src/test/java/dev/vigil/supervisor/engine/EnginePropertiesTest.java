@@ -133,6 +133,18 @@ class EnginePropertiesTest {
   }
 
   @Test
+  void Q14_chainsAmongCrashes_neverStartBeforeTheirPrerequisitesSucceeded_andAFailedLinkHoldsTheRest() {
+    simulate("Q14", Simulation.Profile.CHAINS, 500).assertSaw(
+        "every ticket settled", "submission waits for others", "submission waiting for no ticket refused",
+        "batch with a ticket that waits for an earlier one", "batch accepted", "batch refused",
+        "Q14: a dependent ran after its prerequisites succeeded", "Q14: a dependent held for a prerequisite that is held",
+        "Q14: a dependent held for a prerequisite that failed",
+        "Q14: a dependent held for a prerequisite that was cancelled", "hand start refused: waits for others",
+        "daemon crash", "verb crash armed", "crash after launch", "verb crash at finish before commit",
+        "verb crash at finish after commit", "settled KILLED", "timed-out run settled FAILED", "control Denied");
+  }
+
+  @Test
   void aSimulationIsDeterministicForItsSeed() {
     for (long seed : new long[] {1, -7, 424_242}) {
       assertEquals(Simulation.replay("MIXED", seed).seen().snapshot(), Simulation.replay("MIXED", seed).seen().snapshot());

@@ -6,6 +6,8 @@ import dev.vigil.coordination.NewTicket;
 import dev.vigil.coordination.Owner;
 import dev.vigil.coordination.OwnerId;
 import dev.vigil.coordination.ProcessIdentity;
+import dev.vigil.coordination.Prerequisite;
+import dev.vigil.coordination.Prerequisites;
 import dev.vigil.coordination.RetryPolicy;
 import dev.vigil.coordination.Run;
 import dev.vigil.coordination.RunId;
@@ -150,7 +152,13 @@ final class Simulation {
      * incarnation with a new owner on the same process (D5). A boot does so at one of its first verbs
      * with twice this chance (a boot in a new process then exits).
      */
-    STORE_OUTAGE
+    STORE_OUTAGE,
+    /**
+     * Chance that a submission waits for one or two tickets queued before (Q14), in a batch also for
+     * an earlier one of the batch; one in twenty of those names a ticket that does not exist, and the
+     * submission is refused.
+     */
+    AFTER
   }
 
   /** A mix of events; {@code steps} faulty steps, then the quiet phase. */
@@ -175,7 +183,7 @@ final class Simulation {
         Knob.LAUNCH_CRASH, 1, Knob.NEW_BUILD, 30, Knob.PARK, 3, Knob.SERVICE_CONTROL, 3, Knob.PAUSE, 2,
         Knob.SHUTDOWN_IDLE, 2, Knob.SHUTDOWN_STOP, 1, Knob.WALL_JUMP, 2, Knob.MONO_JUMP, 1, Knob.LEAP, 3,
         Knob.SERVICES, 60, Knob.SERVICE_WORK, 8, Knob.SERVICE_CRASH, 25, Knob.LAUNCH_FAILURE, 2, Knob.HOLD, 2,
-        Knob.LOCK_LOSS, 2, Knob.TIMEOUT, 10, Knob.KILL, 2, Knob.STORE_OUTAGE, 1);
+        Knob.LOCK_LOSS, 2, Knob.TIMEOUT, 10, Knob.KILL, 2, Knob.STORE_OUTAGE, 1, Knob.AFTER, 10);
     /**
      * Daemon crashes and store outages at every kind of point, one build: restarts must keep live
      * workers (Q11, D4, D5).
@@ -219,8 +227,16 @@ final class Simulation {
         Knob.SERVICE_WORK, 8, Knob.SERVICE_CRASH, 10, Knob.HOLD, 1, Knob.LOCK_LOSS, 1, Knob.TIMEOUT, 10, Knob.KILL, 2,
         Knob.STORE_OUTAGE, 8);
 
+    /**
+     * Chains of tickets that wait for others, among daemon crashes at every kind of point, failures,
+     * time limits, kills, holds, releases and cancels (Q14).
+     */
+    static final Profile CHAINS = of("CHAINS", Knob.SUBMIT, 26, Knob.AFTER, 60, Knob.KILL_WORKER, 2, Knob.CRASH, 4,
+        Knob.VERB_CRASH, 6, Knob.LAUNCH_CRASH, 2, Knob.HOLD, 6, Knob.TIMEOUT, 15, Knob.KILL, 4, Knob.LAUNCH_FAILURE, 2,
+        Knob.WALL_JUMP, 1, Knob.LEAP, 2, Knob.STORE_OUTAGE, 1);
+
     static Profile named(String name) {
-      for (Profile p : List.of(MIXED, CRASHES, BUILDS, CLOCKS, SHUTDOWNS, SERVICES, STOPS, OUTAGES)) {
+      for (Profile p : List.of(MIXED, CRASHES, BUILDS, CLOCKS, SHUTDOWNS, SERVICES, STOPS, OUTAGES, CHAINS)) {
         if (p.name.equals(name)) {
           return p;
         }
@@ -1008,7 +1024,14 @@ final class Simulation {
     if (!runnable(n)) {
       expect(r instanceof Reply.Invalid, "a submission to lane " + n.lane() + " of type " + n.type() + " is refused", r);
       seen.saw("submission refused");
+    } else if (!prerequisitesExist(List.of(n))) {
+      expect(r instanceof Reply.Invalid i && i.reason().startsWith("no ticket t-"), "Q14: a submission waiting for "
+          + "a ticket that does not exist is refused", r);
+      seen.saw("submission waiting for no ticket refused");
     } else {
+      if (!n.after().isEmpty()) {
+        seen.saw("submission waits for others");
+      }
       expect(r instanceof Reply.Submitted, "a valid submission is accepted", r);
       seen.saw(((Reply.Submitted) r).duplicate() ? "submission duplicate" : "submission accepted");
     }
@@ -1023,7 +1046,29 @@ final class Simulation {
     if (profile.pct(Knob.TIMEOUT) > 0 && rng.nextInt(100) < profile.pct(Knob.TIMEOUT)) {
       n = n.withSpec(RunSpec.DEFAULT.withTimeout(500 + rng.nextInt(8_500)));
     }
+    List<Ticket> all = law.tickets(TicketQuery.all());
+    if (profile.pct(Knob.AFTER) > 0 && rng.nextInt(100) < profile.pct(Knob.AFTER) && !all.isEmpty()) {
+      List<Prerequisite> after = new ArrayList<>();
+      for (int k = rng.nextInt(2) + 1; k > 0; k--) {
+        // mostly recent tickets, so that chains form while their first links still run
+        Ticket p = all.get(Math.max(0, all.size() - 1 - rng.nextInt(Math.min(all.size(), rng.nextBoolean() ? 4 : 40))));
+        after.add(new Prerequisite.Existing(rng.nextInt(20) == 0 ? new TicketId(100_000 + rng.nextInt(10)) : p.id()));
+      }
+      n = n.withAfter(after);
+    }
     return n;
+  }
+
+  /** Q14: whether every ticket the batch names exists (places in the batch are always earlier ones here). */
+  private boolean prerequisitesExist(List<NewTicket> batch) {
+    for (NewTicket n : batch) {
+      for (Prerequisite p : n.after()) {
+        if (p instanceof Prerequisite.Existing e && law.ticket(e.ticket()).isEmpty()) {
+          return false;
+        }
+      }
+    }
+    return true;
   }
 
   private static boolean runnable(NewTicket n) {
@@ -1034,15 +1079,23 @@ final class Simulation {
   private void submitBatch() {
     List<NewTicket> batch = new ArrayList<>();
     for (int i = rng.nextInt(6) + 1; i > 0; i--) {
-      batch.add(newTicket());
+      NewTicket n = newTicket();
+      if (!batch.isEmpty() && profile.pct(Knob.AFTER) > 0 && rng.nextInt(100) < profile.pct(Knob.AFTER)) {
+        List<Prerequisite> after = new ArrayList<>(n.after());
+        after.add(new Prerequisite.Earlier(rng.nextInt(batch.size())));
+        n = n.withAfter(after);
+        seen.saw("batch with a ticket that waits for an earlier one");
+      }
+      batch.add(n);
     }
     int before = law.tickets(TicketQuery.all()).size();
     Reply r = command(new Command.SubmitAll(batch));
     if (r == null) {
       return;
     }
-    if (!batch.stream().allMatch(Simulation::runnable)) {
-      expect(r instanceof Reply.Invalid, "a batch with a ticket this daemon cannot run is refused", r);
+    if (!batch.stream().allMatch(Simulation::runnable) || !prerequisitesExist(batch)) {
+      expect(r instanceof Reply.Invalid, "a batch with a ticket this daemon cannot run, or that waits for no "
+          + "ticket, is refused", r);
       expect(law.tickets(TicketQuery.all()).size() == before, "a refused batch queues nothing", r);
       seen.saw("batch refused");
     } else {
@@ -1150,9 +1203,14 @@ final class Simulation {
       if (full) {
         seen.saw("hand start refused: lane full");
       }
+      boolean waiting = before.isPresent() && !Prerequisites.met(before.get().after().stream()
+          .map(p -> law.ticket(p).orElseThrow().state()).toList());
+      if (waiting) {
+        seen.saw("hand start refused: waits for others");
+      }
       expect(stopping || (before.isEmpty() ? r instanceof Reply.NotFound : !before.get().claimableAt(world.wallMs)
-          || laneParked || full || r instanceof Reply.Invalid), "a hand start is refused only when the ticket cannot be "
-          + "claimed or the daemon is shutting down", r);
+          || laneParked || full || waiting || r instanceof Reply.Invalid), "a hand start is refused only when the ticket "
+          + "cannot be claimed or the daemon is shutting down", r);
     }
   }
 
@@ -1312,6 +1370,7 @@ final class Simulation {
       check();
       if (resting()) {
         seen.saw("every ticket settled");
+        dependencies();
         return;
       }
     }
@@ -1323,6 +1382,34 @@ final class Simulation {
       }
     }
     violated("liveness: once faults stopped, not every ticket settled within " + QUIET_STEPS + " s:" + b);
+  }
+
+  /**
+   * Q14 at the end of a history (the invariants checked it at every step): counts the dependents that
+   * ran, each after every prerequisite succeeded, and those held for a prerequisite.
+   */
+  private void dependencies() {
+    for (Ticket t : law.tickets(TicketQuery.all())) {
+      if (t.after().isEmpty()) {
+        continue;
+      }
+      if (!law.runsOf(t.id()).isEmpty()) {
+        seen.saw("Q14: a dependent ran after its prerequisites succeeded");
+      }
+      if (t.heldFor() != null) {
+        seen.saw("Q14: a dependent held for a prerequisite that " + switch (law.ticket(t.heldFor()).orElseThrow()
+            .state()) {
+          case HELD -> "is held";
+          case FAILED -> "failed";
+          case CANCELLED -> "was cancelled";
+          default -> "is " + law.ticket(t.heldFor()).orElseThrow().state();
+        });
+      }
+      if (t.retryOf() == null && law.runsOf(t.id()).size() > 0 && t.after().stream()
+          .anyMatch(p -> law.ticket(p).orElseThrow().retryOf() != null)) {
+        seen.saw("Q14: a dependent ran after the retry of its prerequisite");
+      }
+    }
   }
 
   private static boolean restingState(TicketState s) {
