@@ -1,7 +1,5 @@
 package dev.vigil.coordination.schedule;
 
-import java.util.Locale;
-
 /**
  * What a schedule does with fires it missed (Q15): fires whose time passed while no daemon ran, or
  * that the daemon reached more than {@link FireRule#LATE_MS} late.
@@ -16,16 +14,11 @@ public enum CatchUp {
 
   /** The policy for its lower-case name ({@code none}, {@code latest}, {@code all}). */
   public static CatchUp parse(String text) {
-    for (CatchUp c : values()) {
-      if (c.name().toLowerCase(Locale.ROOT).equals(text)) {
-        return c;
-      }
-    }
-    throw new IllegalArgumentException("catch-up '" + text + "' is not none, latest or all");
+    return Words.parse(values(), text, "catch-up");
   }
 
   /** Its lower-case name, as written in the configuration and on the command line. */
   public String word() {
-    return name().toLowerCase(Locale.ROOT);
+    return Words.word(this);
   }
 }

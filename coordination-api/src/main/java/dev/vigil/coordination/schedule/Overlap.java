@@ -1,7 +1,5 @@
 package dev.vigil.coordination.schedule;
 
-import java.util.Locale;
-
 /** What a schedule does with a due fire while its previous fire's ticket is still live (Q15). */
 public enum Overlap {
   /** The fire is passed over: no ticket (the default). */
@@ -16,16 +14,11 @@ public enum Overlap {
 
   /** The policy for its lower-case name ({@code skip}, {@code queue}, {@code parallel}). */
   public static Overlap parse(String text) {
-    for (Overlap o : values()) {
-      if (o.name().toLowerCase(Locale.ROOT).equals(text)) {
-        return o;
-      }
-    }
-    throw new IllegalArgumentException("overlap '" + text + "' is not skip, queue or parallel");
+    return Words.parse(values(), text, "overlap");
   }
 
   /** Its lower-case name, as written in the configuration and on the command line. */
   public String word() {
-    return name().toLowerCase(Locale.ROOT);
+    return Words.word(this);
   }
 }

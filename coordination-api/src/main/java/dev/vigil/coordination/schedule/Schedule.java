@@ -27,6 +27,8 @@ public record Schedule(ScheduleSpec spec, Origin origin, boolean paused, long cr
                        Long pendingFireMs, TicketId lastTicket, Long lastTicketFireMs) {
   /** The label every fire's ticket carries, with the schedule's name as its value. */
   public static final String LABEL = "schedule";
+  /** The label every fire's ticket carries, with its fire time as a UTC instant ({@code 2026-12-02T03:00:00Z}). */
+  public static final String FIRE_LABEL = "fire";
 
   public Schedule {
     Objects.requireNonNull(spec, "spec");
@@ -63,10 +65,14 @@ public record Schedule(ScheduleSpec spec, Origin origin, boolean paused, long cr
     return state == TicketState.READY || state == TicketState.LEASED || state == TicketState.HELD;
   }
 
-  /** The ticket fire {@code fireMs} submits: the template with the fire's key and the label {@value #LABEL}. */
+  /**
+   * The ticket fire {@code fireMs} submits: the template with the fire's key and the labels
+   * {@value #LABEL} (the schedule) and {@value #FIRE_LABEL} (the fire time).
+   */
   public NewTicket ticketFor(long fireMs) {
     TreeMap<String, String> labels = new TreeMap<>(spec.template().labels());
-    labels.putIfAbsent(LABEL, name().name());
+    labels.put(LABEL, name().name());
+    labels.put(FIRE_LABEL, Instant.ofEpochMilli(fireMs).toString());
     NewTicket t = spec.template();
     return new NewTicket(t.lane(), t.type(), t.payload(), t.maxAttempts(), t.priority(), 0, key(name(), fireMs),
         t.spec(), Labels.check(labels));

@@ -29,6 +29,16 @@ public record ScheduleSpec(ScheduleName name, Cron cron, ZoneId zone, NewTicket 
       throw new IllegalArgumentException("a schedule's ticket has no key of its own: each fire gets schedule:"
           + name + ":FIRE_TIME");
     }
+    for (String reserved : new String[] {Schedule.LABEL, Schedule.FIRE_LABEL}) {
+      if (template.labels().containsKey(reserved)) {
+        throw new IllegalArgumentException("label '" + reserved + "' is set by the schedule on each fire's task: "
+            + "choose another name");
+      }
+    }
+    if (template.labels().size() > dev.vigil.coordination.Labels.MAX_LABELS - 2) {
+      throw new IllegalArgumentException("a schedule's task has at most " + (dev.vigil.coordination.Labels.MAX_LABELS - 2)
+          + " labels of its own (each fire adds two)");
+    }
     if (template.notBeforeMs() != 0) {
       throw new IllegalArgumentException("a schedule's ticket is due when it fires (notBeforeMs must be 0)");
     }

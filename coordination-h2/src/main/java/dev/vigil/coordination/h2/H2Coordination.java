@@ -392,7 +392,7 @@ public final class H2Coordination implements Coordination, AutoCloseable {
    * Queues one ticket inside the caller's transaction: the single insert path of {@link #submit}
    * and {@link #submitAll}.
    */
-  private static Submission insert(Connection c, NewTicket n, long nowMs) throws SQLException {
+  static Submission insert(Connection c, NewTicket n, long nowMs) throws SQLException {
     // Ticket numbers come from one counter row; its lock also serialises submissions, so the
     // idempotency check below sees every earlier ticket (and every earlier one of this transaction).
     requireOne(update(c, "UPDATE counters SET issued = issued + 1 WHERE name = 'ticket_seq'"), "ticket counter");
@@ -1236,6 +1236,11 @@ public final class H2Coordination implements Coordination, AutoCloseable {
     }
   }
 
+
+  /** Q15: the recurring schedules of this store, fired in its transactions ({@link H2Schedules}). */
+  public dev.vigil.coordination.schedule.Schedules schedules() {
+    return new H2Schedules(tx);
+  }
 
   @Override
   public String toString() {
