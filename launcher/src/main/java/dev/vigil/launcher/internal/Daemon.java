@@ -373,7 +373,8 @@ public final class Daemon implements AutoCloseable {
       log.record(e);
       file.record(e);
       onChange.engineEvent();
-    });
+    }, coordination.schedules());
+    coordination.schedules().configure(config.schedules(), wall()); // the file's schedules, their fire state kept
     return Engine.boot(ec, ports, mono(), wall());
   }
 
