@@ -297,6 +297,16 @@ final class Views {
   private static final java.time.format.DateTimeFormatter LOCAL =
       java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss");
 
+  /** A ticket's state as the counts of {@link #status} word it (a READY one is waiting). */
+  static String stateWord(String state) {
+    for (String[] c : COUNTED) {
+      if (c[0].equals(state)) {
+        return c[1];
+      }
+    }
+    return state.equals("READY") ? "waiting" : state.toLowerCase(java.util.Locale.ROOT);
+  }
+
   /** A fire time for people: in the schedule's zone, and how far from now. */
   static String fireTime(long ms, String zone, long nowWallMs) {
     String at = java.time.Instant.ofEpochMilli(ms).atZone(java.time.ZoneId.of(zone)).format(LOCAL);
@@ -336,9 +346,10 @@ final class Views {
     if (last.isObject()) {
       b.append("; last ").append(last.path("id").asText()).append(" (fired ")
           .append(fireTime(last.path("fireMs").asLong(), zone, nowWallMs)).append(") ")
-          .append(last.hasNonNull("state") ? last.path("state").asText() : "gone");
+          .append(last.hasNonNull("state") ? stateWord(last.path("state").asText()) : "gone");
       if (last.hasNonNull("verdict") && !last.path("verdict").asText().equals(last.path("state").asText())) {
-        b.append(", its last run ").append(last.path("verdict").asText());
+        b.append(", its last run ").append(last.path("verdict").asText().toLowerCase(java.util.Locale.ROOT)
+            .replace('_', ' '));
       }
     } else {
       b.append("; not fired yet");

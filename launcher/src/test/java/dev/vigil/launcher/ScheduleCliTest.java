@@ -119,7 +119,8 @@ class ScheduleCliTest {
     assertTrue(list.findValues("origin").stream().anyMatch(n -> n.asText().equals("config")), list.toString());
     String text = vigil(home, "schedule", "list").out();
     assertTrue(text.lines().anyMatch(l -> l.startsWith("from-file  '*/2 * * * * ?' UTC, catch-up all, overlap parallel: "
-        + "paused") && l.contains("; last t-") && l.endsWith("[from the configuration]")), text);
+        + "paused") && l.matches(".*; last t-[0-9]+ \\(fired [-0-9]+ [:0-9]+ \\([0-9hms]+ ago\\)\\) "
+        + "(waiting|running|succeeded|failed|held|cancelled).*") && l.endsWith("[from the configuration]")), text);
     String status = vigil(home, "status").out();
     assertTrue(status.contains("Schedules (4):"), status);
     assertEquals(4, json(vigil(home, "status", "--json")).path("schedules").size());
