@@ -31,6 +31,9 @@ public final class Cron {
   /** A fixed instant from which a new expression must fire at least once (2000-01-01T00:00Z), to refuse one that never does. */
   private static final long PROBE_FROM_MS = 946_684_800_000L;
 
+  /** The longest expression kept, characters (as the store's column holds it). */
+  public static final int MAX_LENGTH = 200;
+
   private final String text;
   private final ExecutionTime execution;
 
@@ -47,6 +50,9 @@ public final class Cron {
   public static Cron parse(String text) {
     Objects.requireNonNull(text, "text");
     String t = text.trim().replaceAll("\\s+", " ");
+    if (t.length() > MAX_LENGTH) {
+      throw new IllegalArgumentException("cron '" + text + "' is longer than " + MAX_LENGTH + " characters");
+    }
     int fields = t.isEmpty() ? 0 : t.split(" ").length;
     CronParser parser;
     if (fields == 5) {

@@ -42,6 +42,9 @@ class CronTest {
       assertTrue(!e.getMessage().contains("\n"), e.getMessage());
     }
     assertTrue(assertThrows(IllegalArgumentException.class, () -> Cron.parse("0 0 30 2 *")).getMessage().endsWith("never fires"));
+    String tooLong = "0 3 * * " + "MON,".repeat(60) + "MON";
+    assertTrue(assertThrows(IllegalArgumentException.class, () -> Cron.parse(tooLong)).getMessage()
+        .endsWith("is longer than " + Cron.MAX_LENGTH + " characters"));
   }
 
   @Test
