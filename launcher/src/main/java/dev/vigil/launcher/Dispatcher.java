@@ -79,7 +79,8 @@ final class Dispatcher {
   /** Whether a command answered with {@code r} may have written an event: not a read, not a refusal. */
   static boolean mayHaveWritten(Reply r) {
     return !(r instanceof Reply.EventList || r instanceof Reply.TicketDetail || r instanceof Reply.TicketList
-        || r instanceof Reply.RunList || r instanceof Reply.StatusReport || r instanceof Reply.Denied
+        || r instanceof Reply.RunList || r instanceof Reply.StatusReport || r instanceof Reply.Schedules
+        || r instanceof Reply.Denied
         || r instanceof Reply.NotFound || r instanceof Reply.Invalid || r instanceof Reply.Busy);
   }
 

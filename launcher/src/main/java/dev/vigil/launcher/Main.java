@@ -49,7 +49,7 @@ import picocli.CommandLine.ScopeType;
     Main.TasksCmd.class, Main.RunsCmd.class, Main.ShowCmd.class, Main.WaitCmd.class, Main.ParkCmd.class,
     Main.UnparkCmd.class, Main.HoldCmd.class, Main.ReleaseCmd.class, Main.CancelCmd.class, Main.LogsCmd.class,
     Main.VersionCmd.class, Main.DemoCmd.class, Main.ServicesCmd.class, Main.WatchCmd.class, Main.RunCmd.class,
-    Main.PauseCmd.class, Main.ResumeCmd.class, RestartCmd.class, KillCmd.class, RetryCmd.class, EventsCmd.class, StoreCmd.class, Main.CompletionCmd.class},
+    Main.PauseCmd.class, Main.ResumeCmd.class, RestartCmd.class, KillCmd.class, RetryCmd.class, EventsCmd.class, ScheduleCmd.class, StoreCmd.class, Main.CompletionCmd.class},
     description = "Vigil: a crash-legible process supervisor. It runs queued tasks and long-lived services as "
         + "worker processes, keeps who owns what in a database in its home, and survives its own crash or upgrade "
         + "without starting work twice or losing an outcome.",
@@ -613,7 +613,8 @@ public final class Main implements Runnable {
   }
 
   @Command(name = "status", mixinStandardHelpOptions = true, description = {"The daemon: its pid and version, "
-      + "each lane's running and waiting tasks, running work, services and how many tasks are in each state.",
+      + "each lane's running and waiting tasks, running work, services, how many tasks are in each state, and each "
+      + "schedule's next fire and last task.",
       "When no daemon answers: says so (exit 4) and what its store says: how many tasks are in each state and the "
       + "runs that had not ended, each called stalled once no daemon has watched it for stalledRunning (1m; "
       + "docs/CONFIG.md). Its store is only read. --json needs a daemon."})
@@ -634,19 +635,28 @@ public final class Main implements Runnable {
 
     private int fromTheDaemon() {
       ObjectNode reply;
+      ObjectNode schedules;
       try (Client c = connect(home(), false)) {
         reply = c.call("status", args());
+        schedules = Views.unavailable(reply) ? null : c.call("schedule-list", args());
       }
       if (Views.unavailable(reply)) { // the daemon runs but decides nothing: say since when and why
         out().println(json ? pretty(reply) : Views.outage(reply, System.currentTimeMillis()));
         return Client.exitCodeOf(reply);
       }
       JsonNode s = Client.ok(reply).path("status");
+      JsonNode each = Client.ok(schedules).path("schedules");
       if (json) {
+        ((ObjectNode) s).set("schedules", each);
         out().println(pretty(s));
         return 0;
       }
-      Views.status(s, System.currentTimeMillis()).forEach(out()::println);
+      long now = System.currentTimeMillis();
+      Views.status(s, now).forEach(out()::println);
+      if (!each.isEmpty()) {
+        out().println("Schedules (" + each.size() + "):");
+        each.forEach(one -> out().println("  " + Views.scheduleLine(one, now)));
+      }
       return 0;
     }
   }

@@ -368,4 +368,70 @@ final class Views {
     }
     return out;
   }
+
+  private static final java.time.format.DateTimeFormatter LOCAL =
+      java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss");
+
+  /** A ticket's state as the counts of {@link #status} word it (a READY one is waiting). */
+  static String stateWord(String state) {
+    for (String[] c : COUNTED) {
+      if (c[0].equals(state)) {
+        return c[1];
+      }
+    }
+    return state.equals("READY") ? "waiting" : state.toLowerCase(java.util.Locale.ROOT);
+  }
+
+  /** A fire time for people: in the schedule's zone, and how far from now. */
+  static String fireTime(long ms, String zone, long nowWallMs) {
+    String at = java.time.Instant.ofEpochMilli(ms).atZone(java.time.ZoneId.of(zone)).format(LOCAL);
+    long d = ms - nowWallMs;
+    String rel = d > 0 ? "in " + Durations.format(roundedUp(d)) : d > -1_000 ? "now" : Durations.format(-d / 1000 * 1000) + " ago";
+    return at + " (" + rel + ")";
+  }
+
+  /**
+   * One schedule for people (Q15): its name, cron and zone, its policies when not the defaults, its next
+   * fire (or that it is paused), a fire waiting for the previous task, and its last fire's task with the
+   * task's state and its latest run's verdict.
+   */
+  static String scheduleLine(JsonNode s, long nowWallMs) {
+    String zone = s.path("zone").asText();
+    StringBuilder b = new StringBuilder(s.path("name").asText()).append("  '").append(s.path("cron").asText())
+        .append("' ").append(zone);
+    if (!s.path("catchUp").asText().equals("latest")) {
+      b.append(", catch-up ").append(s.path("catchUp").asText());
+    }
+    if (!s.path("overlap").asText().equals("skip")) {
+      b.append(", overlap ").append(s.path("overlap").asText());
+    }
+    b.append(": ");
+    if (s.path("paused").asBoolean()) {
+      b.append("paused (vigil schedule resume ").append(s.path("name").asText()).append(")");
+    } else if (s.hasNonNull("nextFireMs")) {
+      b.append("next ").append(fireTime(s.path("nextFireMs").asLong(), zone, nowWallMs));
+    } else {
+      b.append("fires no more");
+    }
+    if (s.hasNonNull("waitingFireMs")) {
+      b.append("; the fire of ").append(fireTime(s.path("waitingFireMs").asLong(), zone, nowWallMs))
+          .append(" waits for the last task to end");
+    }
+    JsonNode last = s.path("lastTicket");
+    if (last.isObject()) {
+      b.append("; last ").append(last.path("id").asText()).append(" (fired ")
+          .append(fireTime(last.path("fireMs").asLong(), zone, nowWallMs)).append(") ")
+          .append(last.hasNonNull("state") ? stateWord(last.path("state").asText()) : "gone");
+      if (last.hasNonNull("verdict") && !last.path("verdict").asText().equals(last.path("state").asText())) {
+        b.append(", its last run ").append(last.path("verdict").asText().toLowerCase(java.util.Locale.ROOT)
+            .replace('_', ' '));
+      }
+    } else {
+      b.append("; not fired yet");
+    }
+    if (s.path("origin").asText().equals("config")) {
+      b.append(" [from the configuration]");
+    }
+    return b.toString();
+  }
 }

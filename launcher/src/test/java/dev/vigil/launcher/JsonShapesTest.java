@@ -34,7 +34,8 @@ class JsonShapesTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Pattern ROW = Pattern.compile("^\\| `([^`]+)` \\| ([^|]+?) \\|");
   /** Arrays whose elements are another shape. */
-  private static final Map<String, String> ELEMENTS = Map.of("ticket runs[]", "run", "status services[]", "service");
+  private static final Map<String, String> ELEMENTS = Map.of("ticket runs[]", "run", "status services[]", "service",
+      "status schedules[]", "schedule");
 
   @TempDir
   Path tmp;
@@ -114,7 +115,7 @@ class JsonShapesTest {
   void everyFieldOfEveryJsonOutputIsDocumentedWithItsType() throws Exception {
     Map<String, Map<String, String>> shapes = shapes();
     // "store unavailable" is checked where a store fails: StoreOutageDaemonTest
-    assertEquals(Set.of("ticket", "run", "status", "service", "event", "store unavailable"), shapes.keySet());
+    assertEquals(Set.of("ticket", "run", "status", "service", "event", "store unavailable", "schedule"), shapes.keySet());
     Path home = CliEndToEndTest.ownerOnlyHome(tmp, "shapes", homes);
     Path config = Files.writeString(tmp.resolve("vigil.json"),
         "{\"services\": [{\"name\": \"idx\", \"type\": \"command\", \"payload\": {\"argv\": [\"sleep\", \"60\"]}}]}");
@@ -127,6 +128,11 @@ class JsonShapesTest {
     assertEquals(0, vigil(home, "cancel", cancelled).code());
     assertEquals(0, vigil(home, "wait", ok, "--timeout", "90s").code());
     assertEquals(1, vigil(home, "wait", held, "--timeout", "90s").code());
+    assertEquals(0, vigil(home, "schedule", "add", "tick", "--cron", "* * * * * ?", "--zone", "UTC", "--env", "Y=2",
+        "--label", "team=b", "--", "true").code());
+    assertEquals(0, vigil(home, "schedule", "add", "night", "--cron", "0 3 * * *", "--overlap", "queue", "--", "true").code());
+    Thread.sleep(2_500); // tick fires
+    assertEquals(0, vigil(home, "schedule", "pause", "tick").code());
     String running = vigil(home, "submit", "--", "sleep", "60").line();
     poll(home, running, t -> t.path("runs").size() == 1 && "RUNNING".equals(t.path("runs").get(0).path("state").asText()));
     String waits = vigil(home, "submit", "--after", running, "--after", ok, "--", "true").line();
@@ -137,7 +143,10 @@ class JsonShapesTest {
     assertTrue(status.path("runs").size() >= 1 && status.path("services").size() == 1, status.toString());
     check(shapes, "status", status, wrong);
     JsonNode tasks = json(vigil(home, "tasks", "--json"));
-    assertEquals(7, tasks.size());
+    assertTrue(tasks.size() >= 8, "seven tasks submitted and at least one fired: " + tasks);
+    JsonNode schedules = json(vigil(home, "schedule", "list", "--json"));
+    assertEquals(2, schedules.size());
+    schedules.forEach(s -> check(shapes, "schedule", s, wrong));
     tasks.forEach(t -> check(shapes, "ticket", t, wrong));
     for (String t : List.of(ok, held, running, waits, heldFor)) {
       check(shapes, "ticket", json(vigil(home, "show", t, "--json")), wrong);
@@ -158,7 +167,8 @@ class JsonShapesTest {
     assertTrue(tasks.get(0).path("payload").isObject(), "a payload is a JSON object, not a string: " + tasks.get(0));
     for (String f : List.of("status runs[].supervision", "status lanes[].parkedTickets", "ticket spec.env[]",
         "run start.identity.pid", "run result", "service failuresInWindow", "event verdict", "event ticketState",
-        "ticket labels", "ticket after[]", "ticket heldFor", "ticket waitsFor[].id", "ticket waitsFor[].state")) {
+        "ticket labels", "ticket after[]", "ticket heldFor", "ticket waitsFor[].id", "ticket waitsFor[].state",
+        "schedule lastTicket.verdict", "schedule env[]", "status schedules")) {
       assertTrue(seen.contains(f), "the commands printed " + f + ": " + seen);
     }
   }

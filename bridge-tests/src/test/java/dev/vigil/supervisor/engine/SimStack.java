@@ -176,7 +176,7 @@ public final class SimStack implements Stack {
     Ports ports = new Ports(law, world.processesOf(daemon), world.directories, world.channel, s -> {
       lastStatus = s;
       statusDeleted = false;
-    }, e -> journal.add(JournalFile.toJson(e, world.wallMs, ec.owner())));
+    }, e -> journal.add(JournalFile.toJson(e, world.wallMs, ec.owner())), new dev.vigil.coordination.law.ScheduleLaw(law));
     engine = Engine.boot(ec, ports, world.monoMs, world.wallMs);
   }
 

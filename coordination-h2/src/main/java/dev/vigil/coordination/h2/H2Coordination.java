@@ -451,6 +451,11 @@ public final class H2Coordination implements Coordination, AutoCloseable {
    * Queues one ticket inside the caller's transaction: the single insert path of {@link #submit}
    * and {@link #submitAll}.
    */
+  /** A single ticket waiting for nothing of a batch (a schedule's fire), in the caller's transaction. */
+  static Submission insert(Connection c, NewTicket n, long nowMs) throws SQLException {
+    return insert(c, n, 0, List.of(), nowMs);
+  }
+
   private static Submission insert(Connection c, NewTicket n, int index, List<TicketId> batch, long nowMs)
       throws SQLException {
     // Ticket numbers come from one counter row; its lock also serialises submissions, so the
@@ -1411,6 +1416,11 @@ public final class H2Coordination implements Coordination, AutoCloseable {
     }
   }
 
+
+  /** Q15: the recurring schedules of this store, fired in its transactions ({@link H2Schedules}). */
+  public dev.vigil.coordination.schedule.Schedules schedules() {
+    return new H2Schedules(tx);
+  }
 
   @Override
   public String toString() {

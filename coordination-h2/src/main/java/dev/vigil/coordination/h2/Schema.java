@@ -65,13 +65,21 @@ import java.util.List;
  *       ticket, set only for such a dependency hold. An older ticket waits for nothing.
  * </ul>
  *
+ * <p>Version 5 (recurring schedules, Q15): {@code schedules}, one row per schedule ({@code name} PRIMARY
+ * KEY): its definition (cron text, zone, the ticket each fire submits, in the columns a ticket uses, and
+ * the catch-up and overlap policies, each with a CHECK), where it was defined ({@code origin}), and its
+ * fire state: {@code last_fire_ms} (the latest fire decided), {@code pending_fire_ms} (a fire waiting for
+ * the previous ticket), {@code last_ticket_id} (an FK to tickets) with {@code last_ticket_fire_ms} (set
+ * together, CHECK). A fire's ticket carries the key {@code schedule:NAME:FIRE_TIME} in
+ * {@code tickets.idempotency_key}, whose UNIQUE stands behind the one ticket per fire. No row changes.
+ *
  * <p>H2 commits each DDL statement on its own, so a migration is written to be re-run from any
  * point ({@code IF NOT EXISTS}); {@code schema_version} is created first, so a crash inside
  * version 1 leaves a database this class recognises and completes.
  */
 final class Schema {
   /** The newest schema this build writes. */
-  static final int CURRENT_VERSION = 4;
+  static final int CURRENT_VERSION = 5;
 
   /** One step of a migration: a statement, or code that reads the schema first. */
   interface Change {
@@ -198,7 +206,8 @@ final class Schema {
       new Migration(2, "task control: directories, environments, time limits, labels, grants, retries, kills, events",
           migration2()),
       new Migration(3, "worker results, events of cancellations", migration3()),
-      new Migration(4, "task dependencies", migration4()));
+      new Migration(4, "task dependencies", migration4()),
+      new Migration(5, "recurring schedules", migrationSchedules()));
 
   /** Version 4: prerequisites and dependency holds (Q14); re-runnable from any point. */
   private static List<Change> migration4() {
@@ -212,6 +221,36 @@ final class Schema {
         )""",
         "CREATE INDEX IF NOT EXISTS ticket_after_dependents ON ticket_after(prerequisite_id, ticket_id)",
         "ALTER TABLE tickets ADD COLUMN IF NOT EXISTS held_for BIGINT REFERENCES tickets(id)"));
+  }
+
+  /** Version 5: the {@code schedules} table (see the class comment); re-runnable, so it can take another number. */
+  private static List<Change> migrationSchedules() {
+    return sql(List.of(
+        """
+        CREATE TABLE IF NOT EXISTS schedules (
+          name VARCHAR(32) NOT NULL PRIMARY KEY,
+          cron VARCHAR(200) NOT NULL,
+          zone VARCHAR(64) NOT NULL,
+          lane VARCHAR(32) NOT NULL,
+          type VARCHAR(64) NOT NULL,
+          payload VARCHAR NOT NULL,
+          max_attempts INT NOT NULL CHECK (max_attempts >= 1),
+          priority INT NOT NULL,
+          work_dir VARCHAR(4096),
+          env VARCHAR,
+          timeout_ms BIGINT NOT NULL CHECK (timeout_ms >= 0),
+          labels VARCHAR NOT NULL,
+          catch_up VARCHAR(6) NOT NULL CHECK (catch_up IN ('NONE', 'LATEST', 'ALL')),
+          overlap VARCHAR(8) NOT NULL CHECK (overlap IN ('SKIP', 'QUEUE', 'PARALLEL')),
+          origin VARCHAR(7) NOT NULL CHECK (origin IN ('CONFIG', 'COMMAND')),
+          paused BOOLEAN NOT NULL,
+          created_at_ms BIGINT NOT NULL,
+          last_fire_ms BIGINT NOT NULL,
+          pending_fire_ms BIGINT,
+          last_ticket_id BIGINT REFERENCES tickets(id),
+          last_ticket_fire_ms BIGINT,
+          CONSTRAINT schedules_last_ticket_with_its_fire CHECK ((last_ticket_id IS NULL) = (last_ticket_fire_ms IS NULL))
+        )"""));
   }
 
   private static List<Change> migration3() {

@@ -33,6 +33,10 @@ import java.util.SplittableRandom;
  *       that waits for the first, Q14), {@code CLAIM t-N.k},
  *       {@code ABORT t-N.k}, {@code START t-N.k}, {@code EXIT t-N.k}, {@code FINISH t-N.k}.
  *   <li>{@code hold <file>}: opens the database, prints {@code OPEN} and sleeps.
+ *   <li>{@code fire <file> <round>}: opens the database and, until it is killed, looks at its schedules
+ *       ({@link H2SchedulesTest#addSchedules}) on a simulated clock that goes on from the latest decided
+ *       fire, cancelling some of their tickets, and prints each acknowledged ticket of a fire as
+ *       {@code FIRE <schedule> <fire ms> t-N}.
  * </ul>
  */
 public final class ChildDatabase {
@@ -45,6 +49,10 @@ public final class ChildDatabase {
       H2Coordination h2 = H2Coordination.open(file, H2Options.defaults());
       ack(out, "OPEN " + h2.file());
       Thread.sleep(120_000);
+      return;
+    }
+    if (args[0].equals("fire")) {
+      H2SchedulesTest.fireUntilKilled(file, Integer.parseInt(args[2]), out);
       return;
     }
     int round = Integer.parseInt(args[2]);

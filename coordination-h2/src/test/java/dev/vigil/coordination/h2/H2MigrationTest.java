@@ -153,8 +153,10 @@ class H2MigrationTest {
       assertEquals(2, rs.getInt(1));
       assertTrue(rs.next());
       assertEquals(3, rs.getInt(1));
-      assertTrue(rs.next());
-      assertEquals(4, rs.getInt(1));
+      for (int later = 4; later <= Schema.CURRENT_VERSION; later++) { // the versions after this test was written
+        assertTrue(rs.next());
+        assertEquals(later, rs.getInt(1));
+      }
       assertTrue(!rs.next());
     }
   }
@@ -238,7 +240,8 @@ class H2MigrationTest {
       while (rs.next()) {
         versions.add(rs.getInt(1));
       }
-      assertEquals(List.of(1, 2, 3, 4), versions, "each version is recorded once, after the ones before it");
+      assertEquals(java.util.stream.IntStream.rangeClosed(1, Schema.CURRENT_VERSION).boxed().toList(), versions,
+          "each version (3 among them) is recorded once, after the ones before it");
     }
   }
 

@@ -10,7 +10,13 @@ import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import dev.vigil.coordination.Lane;
 import dev.vigil.coordination.NewTicket;
 import dev.vigil.coordination.RetryPolicy;
+import dev.vigil.coordination.RunSpec;
 import dev.vigil.coordination.h2.H2Options;
+import dev.vigil.coordination.schedule.CatchUp;
+import dev.vigil.coordination.schedule.Cron;
+import dev.vigil.coordination.schedule.Overlap;
+import dev.vigil.coordination.schedule.ScheduleName;
+import dev.vigil.coordination.schedule.ScheduleSpec;
 import dev.vigil.supervisor.ByteSizes;
 import dev.vigil.supervisor.Durations;
 import dev.vigil.supervisor.OutputBound;
@@ -25,6 +31,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -96,9 +103,12 @@ public final class ConfigLoader {
 
   record ServiceJson(String name, String type, JsonNode payload, String activation) {}
 
+  record ScheduleJson(String name, String cron, String zone, String lane, String type, JsonNode payload,
+                      Integer maxAttempts, Integer priority, String timeout, String catchUp, String overlap) {}
+
   record FileJson(Map<String, LaneJson> lanes, Integer maxAttempts, RetryJson retry, String durability,
                   Map<String, TypeJson> workerTypes, List<ServiceJson> services, Map<String, String> timeouts,
-                  Integer restartGiveUpCount) {}
+                  Integer restartGiveUpCount, List<ScheduleJson> schedules) {}
 
   /**
    * Loads and validates {@code file}, recorded as the configuration's source; a
@@ -222,7 +232,52 @@ public final class ConfigLoader {
     int maxAttempts = f.maxAttempts() == null ? d.maxAttempts() : f.maxAttempts();
     H2Options.Durability durability = f.durability() == null ? d.durability() : durability(f.durability());
     return new VigilConfig(new Workload(List.copyOf(lanes.values()), types, services), maxAttempts, retry, durability,
-        lattice, Optional.empty());
+        lattice, Optional.empty(), schedules(f.schedules(), lanes.keySet(), types, maxAttempts));
+  }
+
+  /**
+   * The file's {@code schedules} (Q15): each a {@code name} (unique), a {@code cron}, and the ticket each fire
+   * submits; its lane and worker type must be configured. A zone left out is this machine's.
+   */
+  private static List<ScheduleSpec> schedules(List<ScheduleJson> list, java.util.Set<Lane> lanes, WorkerTypes types,
+                                              int defaultMaxAttempts) {
+    if (list == null) {
+      return List.of();
+    }
+    List<ScheduleSpec> out = new ArrayList<>();
+    java.util.Set<String> names = new java.util.HashSet<>();
+    for (int i = 0; i < list.size(); i++) {
+      ScheduleJson s = list.get(i);
+      String at = "schedules[" + i + "]";
+      if (s == null || s.name() == null || s.cron() == null || s.payload() == null) {
+        throw new IllegalArgumentException(at + " needs 'name', 'cron' and 'payload'");
+      }
+      at = "schedules[" + i + "] (" + s.name() + ")";
+      if (!names.add(s.name())) {
+        throw new IllegalArgumentException(at + ": the name is used twice");
+      }
+      try {
+        Lane lane = new Lane(s.lane() == null ? Lane.DEFAULT.name() : s.lane());
+        if (!lanes.contains(lane)) {
+          throw new IllegalArgumentException("lane '" + lane + "' is not configured (lanes: " + lanes + ")");
+        }
+        String type = s.type() == null ? WorkerTypeSpec.COMMAND : s.type();
+        if (types.get(type).isEmpty()) {
+          throw new IllegalArgumentException("worker type '" + type + "' is not configured");
+        }
+        long timeout = s.timeout() == null ? 0 : duration("timeout", s.timeout());
+        NewTicket template = new NewTicket(lane, type, s.payload().toString(),
+            s.maxAttempts() == null ? defaultMaxAttempts : s.maxAttempts(), s.priority() == null ? 0 : s.priority(), 0,
+            null, new RunSpec(null, null, timeout), new TreeMap<>());
+        out.add(new ScheduleSpec(new ScheduleName(s.name()), Cron.parse(s.cron()),
+            s.zone() == null ? ZoneId.systemDefault() : ScheduleSpec.zone(s.zone()), template,
+            s.catchUp() == null ? CatchUp.LATEST : CatchUp.parse(s.catchUp()),
+            s.overlap() == null ? Overlap.SKIP : Overlap.parse(s.overlap())));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(at + ": " + e.getMessage(), e);
+      }
+    }
+    return out;
   }
 
   /**

@@ -406,7 +406,8 @@ public final class Daemon implements AutoCloseable {
       log.record(e);
       file.record(e);
       onChange.engineEvent();
-    });
+    }, coordination.schedules());
+    coordination.schedules().configure(config.schedules(), wall()); // the file's schedules, their fire state kept
     Engine e = Engine.boot(ec, ports, mono(), wall());
     if (pausedAtBoot) { // before its first tick, so that it claims nothing
       e.onClientCommand(new Command.Pause(), r -> { }, mono(), wall());

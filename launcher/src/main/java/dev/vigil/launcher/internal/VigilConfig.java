@@ -4,6 +4,7 @@ import dev.vigil.coordination.Lane;
 import dev.vigil.coordination.NewTicket;
 import dev.vigil.coordination.RetryPolicy;
 import dev.vigil.coordination.h2.H2Options;
+import dev.vigil.coordination.schedule.ScheduleSpec;
 import dev.vigil.supervisor.TimeoutLattice;
 import dev.vigil.supervisor.engine.EngineConfig;
 import dev.vigil.supervisor.engine.WorkerTypeSpec;
@@ -30,9 +31,10 @@ import java.util.Optional;
  * @param source      the file this configuration was loaded from (absolute), empty when it was built in
  *                    code; the daemon records it in {@code daemon.json} so that a client relaunching a
  *                    lost daemon starts it with the same configuration (S9)
+ * @param schedules   the recurring schedules of the file (Q15), kept in the store at each start
  */
 public record VigilConfig(Workload workload, int maxAttempts, RetryPolicy retry, H2Options.Durability durability,
-                          TimeoutLattice timeouts, Optional<Path> source) {
+                          TimeoutLattice timeouts, Optional<Path> source, List<ScheduleSpec> schedules) {
   /** Concurrency of the {@code default} lane when the configuration names none. */
   static final int DEFAULT_LANE_CONCURRENCY = 2;
 
@@ -42,6 +44,7 @@ public record VigilConfig(Workload workload, int maxAttempts, RetryPolicy retry,
     Objects.requireNonNull(durability, "durability");
     Objects.requireNonNull(timeouts, "timeouts");
     Objects.requireNonNull(source, "source");
+    schedules = List.copyOf(schedules);
     source = source.map(p -> p.toAbsolutePath().normalize());
     NewTicket.checkMaxAttempts(maxAttempts);
     if (workload.concurrency(Lane.DEFAULT) == 0) {
@@ -58,12 +61,12 @@ public record VigilConfig(Workload workload, int maxAttempts, RetryPolicy retry,
     Workload w = new Workload(List.of(new EngineConfig.LaneLimit(Lane.DEFAULT, DEFAULT_LANE_CONCURRENCY)),
         WorkerTypes.of(WorkerTypeSpec.command()), List.of());
     return new VigilConfig(w, NewTicket.DEFAULT_MAX_ATTEMPTS, RetryPolicy.DEFAULT, H2Options.Durability.PROCESS,
-        TimeoutLattice.defaults(), Optional.empty());
+        TimeoutLattice.defaults(), Optional.empty(), List.of());
   }
 
   /** This configuration, as loaded from {@code file}. */
   public VigilConfig loadedFrom(Path file) {
-    return new VigilConfig(workload, maxAttempts, retry, durability, timeouts, Optional.of(file));
+    return new VigilConfig(workload, maxAttempts, retry, durability, timeouts, Optional.of(file), schedules);
   }
 
   /**
@@ -71,6 +74,6 @@ public record VigilConfig(Workload workload, int maxAttempts, RetryPolicy retry,
    * no longer describes the result, so it has no source to record for a relaunch.
    */
   public VigilConfig withWorkerType(WorkerTypeSpec type) {
-    return new VigilConfig(workload.with(type), maxAttempts, retry, durability, timeouts, Optional.empty());
+    return new VigilConfig(workload.with(type), maxAttempts, retry, durability, timeouts, Optional.empty(), schedules);
   }
 }

@@ -27,10 +27,18 @@ import dev.vigil.coordination.Ticket;
 import dev.vigil.coordination.TicketId;
 import dev.vigil.coordination.TicketQuery;
 import dev.vigil.coordination.TicketState;
+import dev.vigil.coordination.schedule.CatchUp;
+import dev.vigil.coordination.schedule.Cron;
+import dev.vigil.coordination.schedule.Overlap;
+import dev.vigil.coordination.schedule.Schedule;
+import dev.vigil.coordination.schedule.ScheduleName;
+import dev.vigil.coordination.schedule.ScheduleSpec;
+import dev.vigil.coordination.schedule.ScheduleView;
 import dev.vigil.supervisor.engine.Command;
 import dev.vigil.supervisor.engine.Reply;
 import dev.vigil.supervisor.engine.Status;
 import java.io.IOException;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -45,7 +53,9 @@ import java.util.TreeMap;
  * the reply names only the ids), {@code status}, {@code list} (tickets), {@code runs}, {@code show},
  * {@code park}/{@code unpark} (a {@code ticket} or a {@code lane}), {@code hold}, {@code release},
  * {@code cancel}, {@code run} (hand-started, Q8), {@code pause}, {@code resume},
- * {@code start-service}, {@code stop-service}, {@code kill} (Q13), {@code retry} and {@code events}.
+ * {@code start-service}, {@code stop-service}, {@code kill} (Q13), {@code retry} and {@code events}; and for
+ * recurring schedules (Q15) {@code schedule-add}, {@code schedule-list}, {@code schedule-pause},
+ * {@code schedule-resume} and {@code schedule-rm}.
  *
  * <p>An environment recorded with a ticket travels from the client to the daemon in a submission's
  * {@code env} (over the 0600 socket) and never back: every reply, the journal and the status name
@@ -225,6 +235,16 @@ public final class Wire {
       }
       case "cancel":
         return new Command.Cancel(ticket(args));
+      case "schedule-add":
+        return new Command.ScheduleAdd(schedule(args, defaultMaxAttempts));
+      case "schedule-list":
+        return new Command.ScheduleList();
+      case "schedule-pause":
+        return new Command.SchedulePause(scheduleName(args));
+      case "schedule-resume":
+        return new Command.ScheduleResume(scheduleName(args));
+      case "schedule-rm":
+        return new Command.ScheduleRemove(scheduleName(args));
       default:
         throw new IllegalArgumentException("unknown command '" + op + "'");
     }
@@ -288,6 +308,73 @@ public final class Wire {
       }
     }
     return out;
+  }
+
+  /**
+   * A schedule's wire form (Q15): {@code name}, {@code cron}, {@code zone}, {@code catchUp}
+   * ({@code none}, {@code latest}, {@code all}), {@code overlap} ({@code skip}, {@code queue},
+   * {@code parallel}) and {@code ticket}, the submission each fire makes ({@link #submission}, without a
+   * key or a due time).
+   *
+   * @throws IllegalArgumentException with a one-line message naming the bad field
+   */
+  public static ScheduleSpec schedule(ObjectNode args, int defaultMaxAttempts) {
+    ScheduleName name = scheduleName(args);
+    Cron cron = Cron.parse(required(args, "cron"));
+    ZoneId zone = ScheduleSpec.zone(required(args, "zone"));
+    JsonNode t = args.get("ticket");
+    if (t == null || !t.isObject()) {
+      throw new IllegalArgumentException("schedule-add: ticket must be a submission object");
+    }
+    NewTicket template = submission((ObjectNode) t, defaultMaxAttempts);
+    return new ScheduleSpec(name, cron, zone, template, CatchUp.parse(text(args, "catchUp", "latest")),
+        Overlap.parse(text(args, "overlap", "skip")));
+  }
+
+  private static ScheduleName scheduleName(ObjectNode args) {
+    return new ScheduleName(required(args, "name"));
+  }
+
+  /**
+   * A schedule as {@code vigil schedule list --json} prints it: its definition, its next fire
+   * ({@code nextFireMs}, null when paused), the fire waiting for a live ticket ({@code waitingFireMs}),
+   * and its last fire's ticket with the ticket's state and its latest run's verdict ({@code lastTicket},
+   * null before the first).
+   */
+  public static ObjectNode schedule(ScheduleView v) {
+    Schedule s = v.schedule();
+    NewTicket t = s.spec().template();
+    ObjectNode o = JSON.createObjectNode();
+    o.put("name", s.name().name());
+    o.put("cron", s.spec().cron().text());
+    o.put("zone", s.spec().zone().getId());
+    o.put("catchUp", s.spec().catchUp().word());
+    o.put("overlap", s.spec().overlap().word());
+    o.put("origin", s.origin() == Schedule.Origin.CONFIG ? "config" : "command");
+    o.put("paused", s.paused());
+    o.put("lane", t.lane().name());
+    o.put("type", t.type());
+    o.set("payload", payload(t.payload()));
+    o.put("maxAttempts", t.maxAttempts());
+    o.put("priority", t.priority());
+    o.put("workDir", t.spec().workDir());
+    o.set("env", t.spec().env() == null ? JSON.getNodeFactory().nullNode() : JSON.valueToTree(t.spec().env()));
+    o.put("timeoutMs", t.spec().timeoutMs());
+    o.set("labels", JSON.valueToTree(t.labels()));
+    o.put("createdAtMs", s.createdAtMs());
+    o.put("lastFireMs", s.lastFireMs());
+    o.put("nextFireMs", v.nextFireMs());
+    o.put("waitingFireMs", s.pendingFireMs());
+    if (s.lastTicket() == null) {
+      o.putNull("lastTicket");
+    } else {
+      ObjectNode last = o.putObject("lastTicket");
+      last.put("id", s.lastTicket().toString());
+      last.put("fireMs", s.lastTicketFireMs());
+      last.put("state", v.lastTicket() == null ? null : v.lastTicket().state().name());
+      last.put("verdict", v.lastVerdict() == null ? null : v.lastVerdict().name());
+    }
+    return o;
   }
 
   /** An object of strings, e.g. {@code env} or {@code labels}. */
@@ -389,6 +476,12 @@ public final class Wire {
     } else if (r instanceof Reply.HandStarted h) {
       o.set("run", run(h.run()));
       o.put("message", h.run().id() + " started by hand (attempt " + h.run().attempt() + ")");
+    } else if (r instanceof Reply.Schedules l) {
+      ArrayNode a = o.putArray("schedules");
+      l.schedules().forEach(s -> a.add(schedule(s)));
+    } else if (r instanceof Reply.ScheduleChanged c) {
+      o.set("schedule", schedule(c.schedule()));
+      o.put("message", c.message());
     } else if (r instanceof Reply.Acknowledged a) {
       o.put("message", a.message());
     } else if (r instanceof Reply.ShuttingDown s) {

@@ -173,4 +173,42 @@ class ConfigLoaderTest {
     String e = error("{\"timeouts\": {\"heartbeat\": \"5m\", \"statusStale\": \"1m\"}}");
     assertTrue(e.contains("statusStale (1m) must be = 6 × heartbeat (5m)"), "a value set is kept and checked: " + e);
   }
+
+  @Test
+  void schedulesAreRead_withTheirDefaults_andABadOneNamesItsPlaceAndWhatIsWrong() {
+    VigilConfig c = ConfigLoader.parse("""
+        {"lanes": {"batch": {"concurrency": 1}}, "maxAttempts": 4,
+         "schedules": [{"name": "nightly", "cron": "0 3 * * *", "zone": "Europe/Berlin", "lane": "batch",
+                        "payload": {"argv": ["./backup.sh"]}, "timeout": "30m", "catchUp": "all", "overlap": "queue"},
+                       {"name": "tick", "cron": "*/10 * * * * ?", "payload": {"argv": ["true"]}}]}""", "vigil.json", null);
+    assertEquals(2, c.schedules().size());
+    dev.vigil.coordination.schedule.ScheduleSpec n = c.schedules().get(0);
+    assertEquals("0 3 * * *", n.cron().text());
+    assertEquals(java.time.ZoneId.of("Europe/Berlin"), n.zone());
+    assertEquals("batch", n.template().lane().name());
+    assertEquals(1_800_000L, n.template().spec().timeoutMs());
+    assertEquals(4, n.template().maxAttempts(), "the file's maxAttempts is each task's default");
+    assertEquals(dev.vigil.coordination.schedule.CatchUp.ALL, n.catchUp());
+    assertEquals(dev.vigil.coordination.schedule.Overlap.QUEUE, n.overlap());
+    dev.vigil.coordination.schedule.ScheduleSpec t = c.schedules().get(1);
+    assertEquals("default", t.template().lane().name());
+    assertEquals(java.time.ZoneId.systemDefault(), t.zone());
+    assertEquals(dev.vigil.coordination.schedule.CatchUp.LATEST, t.catchUp());
+    assertEquals(dev.vigil.coordination.schedule.Overlap.SKIP, t.overlap());
+
+    String one = "{\"schedules\": [{\"name\": \"n\", \"cron\": \"%s\", \"payload\": {}%s}]}";
+    assertEquals("config vigil.json: schedules[0] (n): cron '61 * * * *': Failed to parse cron expression. Value 61 not in "
+        + "range [0, 59]", error(one.formatted("61 * * * *", "")));
+    assertEquals("config vigil.json: schedules[0] (n): lane 'gpu' is not configured (lanes: [default])",
+        error(one.formatted("0 3 * * *", ", \"lane\": \"gpu\"")));
+    assertEquals("config vigil.json: schedules[0] (n): zone 'Mars/Olympus' is not a time zone (like UTC, Europe/Berlin or "
+        + "+02:00)", error(one.formatted("0 3 * * *", ", \"zone\": \"Mars/Olympus\"")));
+    assertEquals("config vigil.json: schedules[0] (n): catch-up 'some' is not none, latest or all",
+        error(one.formatted("0 3 * * *", ", \"catchUp\": \"some\"")));
+    assertEquals("config vigil.json: schedules[0] needs 'name', 'cron' and 'payload'",
+        error("{\"schedules\": [{\"name\": \"n\", \"cron\": \"0 3 * * *\"}]}"));
+    assertEquals("config vigil.json: schedules[1] (n): the name is used twice", error("{\"schedules\": ["
+        + "{\"name\": \"n\", \"cron\": \"0 3 * * *\", \"payload\": {}},"
+        + "{\"name\": \"n\", \"cron\": \"0 4 * * *\", \"payload\": {}}]}"));
+  }
 }

@@ -149,6 +149,37 @@ public sealed interface Command {
     }
   }
 
+  /** Q15: store a new recurring schedule; refused when its lane or worker type is not configured. */
+  record ScheduleAdd(dev.vigil.coordination.schedule.ScheduleSpec spec) implements Command {
+    public ScheduleAdd {
+      Objects.requireNonNull(spec, "spec");
+    }
+  }
+
+  /** Every schedule, with its next fire and its last fire's ticket and verdict. */
+  record ScheduleList() implements Command {}
+
+  /** A schedule decides no fire until resumed. */
+  record SchedulePause(dev.vigil.coordination.schedule.ScheduleName name) implements Command {
+    public SchedulePause {
+      Objects.requireNonNull(name, "name");
+    }
+  }
+
+  /** A paused schedule fires again from now (the fires of the pause are dropped). */
+  record ScheduleResume(dev.vigil.coordination.schedule.ScheduleName name) implements Command {
+    public ScheduleResume {
+      Objects.requireNonNull(name, "name");
+    }
+  }
+
+  /** Remove a schedule added by command (a configured one is removed from the configuration); its tickets stay. */
+  record ScheduleRemove(dev.vigil.coordination.schedule.ScheduleName name) implements Command {
+    public ScheduleRemove {
+      Objects.requireNonNull(name, "name");
+    }
+  }
+
   /** READY or HELD → CANCELLED. */
   record Cancel(TicketId ticket) implements Command {
     public Cancel {

@@ -30,8 +30,11 @@ final class Commands {
   private final Scheduler scheduler;
   private final Lifecycle lifecycle;
   private final StatusView status;
+  private final Firing firing;
 
-  Commands(Ctx ctx, Tasks tasks, Services services, Scheduler scheduler, Lifecycle lifecycle, StatusView status) {
+  Commands(Ctx ctx, Tasks tasks, Services services, Scheduler scheduler, Lifecycle lifecycle, StatusView status,
+           Firing firing) {
+    this.firing = firing;
     this.ctx = ctx;
     this.tasks = tasks;
     this.services = services;
@@ -43,6 +46,8 @@ final class Commands {
   Reply answer(Command command, long nowMonoMs, long nowWallMs) {
     if (command instanceof Command.StatusQuery) {
       return new Reply.StatusReport(status.status(nowMonoMs, nowWallMs, lifecycle.state()));
+    } else if (command instanceof Command.ScheduleList) {
+      return new Reply.Schedules(ctx.schedules.list());
     }
     Optional<Reply> read = Reads.answer(ctx.store, command);
     if (read.isPresent()) {
@@ -97,6 +102,16 @@ final class Commands {
       return services.start(s.service(), nowMonoMs);
     } else if (command instanceof Command.StopService s) {
       return services.stop(s.service(), nowMonoMs);
+    } else if (command instanceof Command.ScheduleAdd a) {
+      return scheduleAdd(a.spec(), nowWallMs);
+    } else if (command instanceof Command.SchedulePause p) {
+      return scheduleChanged(ctx.schedules.pause(p.name()), "paused: it starts nothing until resumed",
+          "was paused already");
+    } else if (command instanceof Command.ScheduleResume r) {
+      return scheduleChanged(ctx.schedules.resume(r.name(), nowWallMs),
+          "resumed: fires from now on start tasks; those it missed while paused do not", "was not paused");
+    } else if (command instanceof Command.ScheduleRemove r) {
+      return scheduleChanged(ctx.schedules.remove(r.name()), "removed: it starts nothing more; its tasks stay", "");
     } else {
       throw new AssertionError(command);
     }
@@ -253,6 +268,41 @@ final class Commands {
       };
     } else {
       throw new AssertionError(s);
+    }
+  }
+
+  /** Q15: a new schedule, if this daemon can run its tickets (its lane and worker type are configured). */
+  private Reply scheduleAdd(dev.vigil.coordination.schedule.ScheduleSpec spec, long nowWallMs) {
+    Optional<Reply.Invalid> refused = refusal(spec.template());
+    if (refused.isPresent()) {
+      return new Reply.Invalid(refused.get().reason() + "; the schedule was not added");
+    }
+    dev.vigil.coordination.schedule.ScheduleChange c = ctx.schedules.add(spec, nowWallMs);
+    if (c instanceof dev.vigil.coordination.schedule.ScheduleChange.Exists e) {
+      return new Reply.Denied("schedule " + spec.name() + " exists already (vigil schedule rm " + spec.name()
+          + " first to replace it); nothing changed");
+    }
+    return scheduleChanged(c, "added", "");
+  }
+
+  /** The reply to a schedule verb's decision; {@code did} and {@code already} say what it did or found. */
+  private Reply scheduleChanged(dev.vigil.coordination.schedule.ScheduleChange c, String did, String already) {
+    if (c instanceof dev.vigil.coordination.schedule.ScheduleChange.Done d) {
+      firing.changed();
+      dev.vigil.coordination.schedule.Schedule s = d.schedule();
+      Optional<Ticket> last = s.lastTicket() == null ? Optional.empty() : ctx.store.ticket(s.lastTicket());
+      dev.vigil.coordination.schedule.ScheduleView v = dev.vigil.coordination.schedule.ScheduleView.of(s,
+          last.orElse(null), last.isPresent() ? ctx.store.runsOf(s.lastTicket()) : List.of());
+      return new Reply.ScheduleChanged(v, "schedule " + s.name() + " " + (d.changed() ? did : already));
+    } else if (c instanceof dev.vigil.coordination.schedule.ScheduleChange.NotFound n) {
+      return new Reply.NotFound("schedule " + n.name());
+    } else if (c instanceof dev.vigil.coordination.schedule.ScheduleChange.Configured k) {
+      return new Reply.Denied("schedule " + k.schedule().name() + " is defined in the daemon's configuration file: "
+          + "remove it there and restart the daemon (or pause it); nothing changed");
+    } else if (c instanceof dev.vigil.coordination.schedule.ScheduleChange.Exists e) {
+      return new Reply.Denied("schedule " + e.existing().name() + " exists already; nothing changed");
+    } else {
+      throw new AssertionError(c);
     }
   }
 

@@ -28,6 +28,8 @@ final class Ctx {
   final RunDirectories directories;
   final WorkerChannel channel;
   final Journal journal;
+  /** The store's recurring schedules (Q15). */
+  final dev.vigil.coordination.schedule.Schedules schedules;
   private final StatusBoard statusBoard;
   final OwnerId me;
   final ProcessIdentity self;
@@ -54,6 +56,7 @@ final class Ctx {
     this.directories = ports.directories();
     this.channel = ports.channel();
     this.journal = ports.journal();
+    this.schedules = ports.schedules();
     this.statusBoard = ports.statusBoard();
     this.me = config.owner();
     this.self = ports.processes().self();

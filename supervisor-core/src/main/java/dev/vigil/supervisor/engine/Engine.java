@@ -38,6 +38,7 @@ import java.util.Objects;
  *   <li>{@link Lifecycle}: the daemon's own {@link DaemonPhase}; idle shutdown through a quiesce
  *       round (S5); replacement never parks.
  *   <li>{@link StatusView}: status every {@code heartbeat} (D1) through the {@link StatusBoard}.
+ *   <li>{@link Firing}: a look at the schedules at their next fire (Q15); the store decides and submits.
  * </ul>
  *
  * <p>A crash of the daemon at any point loses only this object: a new incarnation booted over the
@@ -52,6 +53,7 @@ public final class Engine {
   private final StatusView status;
   private final Lifecycle lifecycle;
   private final Commands commands;
+  private final Firing firing;
   private long lastMonoMs;
   private long lastReconcileMonoMs;
   /** Something happened since the last dispatch that may have freed a slot or queued a ticket. */
@@ -74,7 +76,8 @@ public final class Engine {
     this.scheduler = new Scheduler(ctx, tasks);
     this.status = new StatusView(ctx, tasks, services, scheduler);
     this.lifecycle = new Lifecycle(ctx, tasks, services, status);
-    this.commands = new Commands(ctx, tasks, services, scheduler, lifecycle, status);
+    this.firing = new Firing(ctx, ctx.schedules);
+    this.commands = new Commands(ctx, tasks, services, scheduler, lifecycle, status, firing);
     this.lastMonoMs = nowMonoMs;
     this.lastReconcileMonoMs = nowMonoMs;
   }
@@ -138,6 +141,13 @@ public final class Engine {
       // a slot freed by this tick (a settlement, a rollback, a recovery) is refilled at once; while
       // anything is busy every tick dispatches, as a look may have freed a slot
       boolean freed = ctx.occupancy.takeFreed();
+      if (freed || reconcile) {
+        firing.ticketMayHaveEnded(); // a fire waiting for its previous ticket (overlap queue) may go
+      }
+      if (!lifecycle.shuttingDown() && firing.tick(nowWallMs)) { // Q15: due fires submit their tickets
+        dispatchWanted = true;
+        status.storeMayHaveChanged();
+      }
       if (lifecycle.dispatches() && (dispatchWanted || busy || freed || nowWallMs >= nextDueWallMs)) {
         dispatchWanted = false;
         status.storeMayHaveChanged();
@@ -150,7 +160,8 @@ public final class Engine {
   /**
    * When the shell must call {@link #tick} next if no event comes before: the earliest of the next
    * reconcile pass (lease renewals, C4), the next status publication (D1), a time limit (Q12), a
-   * ticket's not-before time in a lane with a free slot, a service's restart after its backoff;
+   * ticket's not-before time in a lane with a free slot, a service's restart after its backoff, the
+   * next fire of a schedule (Q15, {@link Firing});
    * {@code nowMonoMs} when an event asked for a dispatch (a submit, an exit, any command: dispatch
    * and a freed slot's refill happen at once); at most {@link #BUSY_STEP_MS} ahead while a run, a
    * service or the daemon's own shutdown moves on only by being looked at. Reads no clock: the
@@ -162,6 +173,9 @@ public final class Engine {
       return next;
     }
     next = Math.min(next, lastReconcileMonoMs + ctx.ms(Timeout.RECONCILE));
+    if (!lifecycle.shuttingDown()) {
+      next = Math.min(next, firing.nextDeadlineMonoMs(nowMonoMs, nowWallMs)); // Q15: the next fire of a schedule
+    }
     if (lifecycle.dispatches()) {
       if (dispatchWanted || ctx.occupancy.freedPending()) {
         return nowMonoMs;
@@ -207,6 +221,7 @@ public final class Engine {
     }
     lifecycle.advance(nowMonoMs, nowWallMs);
     dispatchWanted = true; // the slot of a settled run is refilled at once
+    firing.ticketMayHaveEnded();
   }
 
   /**
@@ -268,6 +283,7 @@ public final class Engine {
     advanceClock(nowMonoMs, nowWallMs);
     status.storeMayHaveChanged();
     dispatchWanted = true; // a submit, a release, an unpark, a resume...: dispatch at once
+    firing.ticketMayHaveEnded(); // a cancel or a kill may let a waiting fire go
     if (command instanceof Command.Shutdown s) {
       lifecycle.shutdown(s.mode(), replyTo, nowMonoMs, nowWallMs);
     } else {

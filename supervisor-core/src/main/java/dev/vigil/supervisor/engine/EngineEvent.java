@@ -21,6 +21,21 @@ public sealed interface EngineEvent {
   /** This incarnation registered itself and recovered the store (DESIGN.md §7). */
   record Booted(OwnerId owner, String build, int liveRunsFound) implements EngineEvent {}
 
+  /**
+   * Q15: a schedule's due fires were decided.
+   *
+   * @param schedule the schedule
+   * @param decision what was decided (submitted, skipped, made to wait)
+   * @param tickets  the tickets its fires submitted, in fire order (none unless it submitted)
+   */
+  record ScheduleFired(dev.vigil.coordination.schedule.ScheduleName schedule,
+                       dev.vigil.coordination.schedule.FireDecision decision,
+                       java.util.List<dev.vigil.coordination.TicketId> tickets) implements EngineEvent {
+    public ScheduleFired {
+      tickets = java.util.List.copyOf(tickets);
+    }
+  }
+
   /** What recovery did with a run it found without a live owner. */
   enum RecoveryAction {
     /** CLAIMED, reservation held: the claim is taken over (adoptClaim) and started once the worker's identity is known. */

@@ -139,6 +139,26 @@ public sealed interface Reply {
     }
   }
 
+  /** Q15: every schedule, by name. */
+  record Schedules(List<dev.vigil.coordination.schedule.ScheduleView> schedules) implements Reply {
+    public Schedules {
+      schedules = List.copyOf(schedules);
+    }
+  }
+
+  /**
+   * A schedule was added, paused, resumed or removed (or already so).
+   *
+   * @param schedule the schedule after the command (as it was, for a removal)
+   * @param message  what changed, in plain words
+   */
+  record ScheduleChanged(dev.vigil.coordination.schedule.ScheduleView schedule, String message) implements Reply {
+    public ScheduleChanged {
+      Objects.requireNonNull(schedule, "schedule");
+      Objects.requireNonNull(message, "message");
+    }
+  }
+
   /** Done; the message says what changed. */
   record Acknowledged(String message) implements Reply {
     public Acknowledged {

@@ -31,6 +31,7 @@ final class Bench {
 
   final LeaseLaw law = new LeaseLaw(Simulation.POLICY);
   final CrashingCoordination coordination = new CrashingCoordination(law);
+  final dev.vigil.coordination.law.ScheduleLaw schedules = new dev.vigil.coordination.law.ScheduleLaw(law);
   final SimWorld world;
   final List<EngineEvent> events = new ArrayList<>();
   final List<Status> statuses = new ArrayList<>();
@@ -113,7 +114,7 @@ final class Bench {
     EngineConfig config = new EngineConfig(new OwnerId("d" + incarnation), "bench", build, "1.0.0", 1,
         new Workload(Simulation.LANES, Simulation.TYPES, services), timeouts);
     Ports ports = new Ports(coordination, world.processesOf(daemon), world.directories, world.channel, statuses::add,
-        events::add);
+        events::add, schedules);
     engine = Engine.boot(config, ports, world.monoMs, world.wallMs);
     return engine;
   }

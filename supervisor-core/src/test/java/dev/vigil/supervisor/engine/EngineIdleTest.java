@@ -42,7 +42,7 @@ class EngineIdleTest {
     EngineConfig config = new EngineConfig(new OwnerId("d" + b.incarnation), "bench", b.build, "1.0.0", 1,
         new Workload(Simulation.LANES, Simulation.TYPES, List.of()), b.timeouts);
     Ports ports = new Ports(counting(b.coordination), b.world.processesOf(b.daemon), b.world.directories,
-        b.world.channel, b.statuses::add, b.events::add);
+        b.world.channel, b.statuses::add, b.events::add, b.schedules);
     b.engine = Engine.boot(config, ports, b.world.monoMs, b.world.wallMs);
   }
 

@@ -145,6 +145,15 @@ class EnginePropertiesTest {
   }
 
   @Test
+  void Q15_oneTicketPerFire_acrossDaemonCrashesAtLooksAndClockJumps() {
+    simulate("Q15", Simulation.Profile.SCHEDULES, 80).assertSaw(
+        "schedule Submit", "schedule Wait", "schedule skip STILL_LIVE", "schedule skip MISSED",
+        "crash armed at a look at the schedules after it commits", "crash armed at a look at the schedules before it",
+        "wall clock jumped ahead", "wall clock jumped back", "daemon crash", "Q15 a fire of every2s checked",
+        "every ticket settled");
+  }
+
+  @Test
   void aSimulationIsDeterministicForItsSeed() {
     for (long seed : new long[] {1, -7, 424_242}) {
       assertEquals(Simulation.replay("MIXED", seed).seen().snapshot(), Simulation.replay("MIXED", seed).seen().snapshot());

@@ -23,6 +23,18 @@ import dev.vigil.coordination.TicketState;
 import dev.vigil.coordination.Verdict;
 import dev.vigil.coordination.law.CoordinationInvariants;
 import dev.vigil.coordination.law.LeaseLaw;
+import dev.vigil.coordination.law.ScheduleLaw;
+import dev.vigil.coordination.schedule.CatchUp;
+import dev.vigil.coordination.schedule.Cron;
+import dev.vigil.coordination.schedule.FireDecision;
+import dev.vigil.coordination.schedule.Overlap;
+import dev.vigil.coordination.schedule.Schedule;
+import dev.vigil.coordination.schedule.ScheduleChange;
+import dev.vigil.coordination.schedule.ScheduleName;
+import dev.vigil.coordination.schedule.ScheduleSpec;
+import dev.vigil.coordination.schedule.ScheduleView;
+import dev.vigil.coordination.schedule.Schedules;
+import java.time.ZoneId;
 import dev.vigil.supervisor.StopKind;
 import dev.vigil.supervisor.StoreOutage;
 import dev.vigil.supervisor.TimeoutLattice.Timeout;
@@ -158,7 +170,13 @@ final class Simulation {
      * an earlier one of the batch; one in twenty of those names a ticket that does not exist, and the
      * submission is refused.
      */
-    AFTER
+    AFTER,
+    /**
+     * Chance that four schedules fire every 2, 3 and 5 s and 5 min (Q15), each catch-up and overlap policy among them;
+     * per step, the same chance that the daemon dies at its next look at them, before it commits or
+     * after (it never saw what it decided).
+     */
+    SCHEDULE
   }
 
   /** A mix of events; {@code steps} faulty steps, then the quiet phase. */
@@ -235,8 +253,13 @@ final class Simulation {
         Knob.VERB_CRASH, 6, Knob.LAUNCH_CRASH, 2, Knob.HOLD, 6, Knob.TIMEOUT, 15, Knob.KILL, 4, Knob.LAUNCH_FAILURE, 2,
         Knob.WALL_JUMP, 1, Knob.LEAP, 2, Knob.STORE_OUTAGE, 1);
 
+    /** Schedules firing among daemon crashes (some at a look at them), clock jumps, holds and kills (Q15). */
+    static final Profile SCHEDULES = of("SCHEDULES", Knob.SUBMIT, 6, Knob.KILL_WORKER, 1, Knob.CRASH, 4,
+        Knob.VERB_CRASH, 3, Knob.LAUNCH_CRASH, 1, Knob.WALL_JUMP, 2, Knob.MONO_JUMP, 1, Knob.HOLD, 2, Knob.KILL, 2,
+        Knob.SCHEDULE, 8);
+
     static Profile named(String name) {
-      for (Profile p : List.of(MIXED, CRASHES, BUILDS, CLOCKS, SHUTDOWNS, SERVICES, STOPS, OUTAGES, CHAINS)) {
+      for (Profile p : List.of(MIXED, CRASHES, BUILDS, CLOCKS, SHUTDOWNS, SERVICES, STOPS, OUTAGES, CHAINS, SCHEDULES)) {
         if (p.name.equals(name)) {
           return p;
         }
@@ -255,6 +278,9 @@ final class Simulation {
   /** The lanes when the profile times runs out: lane b has a default limit (Q12). */
   static final List<EngineConfig.LaneLimit> TIMED_LANES =
       List.of(new EngineConfig.LaneLimit(LANE_A, 2), new EngineConfig.LaneLimit(LANE_B, 1, 9_000));
+  /** The lanes when schedules fire: lane a runs the catch-up of up to a hundred fires after a wall-clock jump. */
+  static final List<EngineConfig.LaneLimit> SCHEDULED_LANES =
+      List.of(new EngineConfig.LaneLimit(LANE_A, 12), new EngineConfig.LaneLimit(LANE_B, 1));
   static final WorkerTypes TYPES = WorkerTypes.of(WorkerTypeSpec.declared("cmd", "sim.Cmd", List.of()),
       WorkerTypeSpec.declared("py", "sim.Py", List.of()));
   private static final int QUIET_STEPS = 2_400;
@@ -298,6 +324,80 @@ final class Simulation {
   private final Tally seen;
   final LeaseLaw law = new LeaseLaw(POLICY);
   private final CrashingCoordination coordination = new CrashingCoordination(law);
+  /** The schedules of the same store (Q15), through a port that ends the daemon at a chosen look. */
+  final ScheduleLaw scheduleLaw = new ScheduleLaw(law);
+  private final FireCrashes schedules = new FireCrashes(scheduleLaw);
+  /**
+   * Wall-clock ms from which every fire of the catch-up-all schedule must have its ticket: the latest
+   * time around a wall-clock jump (a jump far ahead leaves older fires past the catch-up bound).
+   */
+  private long everyFireFrom;
+
+  /**
+   * {@link Schedules} that ends the daemon at its next look, before the look or after it committed (the
+   * daemon died before it saw what it decided).
+   */
+  private static final class FireCrashes implements Schedules {
+    private final Schedules inner;
+    /** 0: no crash armed; 1: before the next look; 2: after it. */
+    private int armed;
+
+    FireCrashes(Schedules inner) {
+      this.inner = inner;
+    }
+
+    void arm(boolean afterCommit) {
+      armed = afterCommit ? 2 : 1;
+    }
+
+    void disarm() {
+      armed = 0;
+    }
+
+    @Override
+    public FireRound fireDue(long nowMs) {
+      int a = armed;
+      armed = 0;
+      if (a == 1) {
+        throw new SimulatedCrash("before a look at the schedules");
+      }
+      FireRound r = inner.fireDue(nowMs);
+      if (a == 2 && !r.fired().isEmpty()) {
+        throw new SimulatedCrash("after a look at the schedules committed");
+      }
+      return r;
+    }
+
+    @Override
+    public ScheduleChange add(ScheduleSpec spec, long nowMs) {
+      return inner.add(spec, nowMs);
+    }
+
+    @Override
+    public List<Schedule> configure(List<ScheduleSpec> configured, long nowMs) {
+      return inner.configure(configured, nowMs);
+    }
+
+    @Override
+    public ScheduleChange pause(ScheduleName name) {
+      return inner.pause(name);
+    }
+
+    @Override
+    public ScheduleChange resume(ScheduleName name, long nowMs) {
+      return inner.resume(name, nowMs);
+    }
+
+    @Override
+    public ScheduleChange remove(ScheduleName name) {
+      return inner.remove(name);
+    }
+
+    @Override
+    public List<ScheduleView> list() {
+      return inner.list();
+    }
+  }
   final SimWorld world;
   private final List<ServiceSpec> services;
   private boolean faults = true;
@@ -427,7 +527,15 @@ final class Simulation {
     this.rng = new SplittableRandom(seed);
     this.seen = new Tally(profile.name);
     this.world = new SimWorld(law, TIMEOUTS, this::violated, seen, 1_000_000, 1_700_000_000_000L);
-    this.lanes = profile.pct(Knob.TIMEOUT) > 0 ? TIMED_LANES : LANES;
+    this.lanes = profile.pct(Knob.TIMEOUT) > 0 ? TIMED_LANES : profile.pct(Knob.SCHEDULE) > 0 ? SCHEDULED_LANES : LANES;
+    if (profile.pct(Knob.SCHEDULE) > 0) {
+      scheduleLaw.add(schedule("every2s", "0/2 * * * * ?", LANE_A, CatchUp.ALL, Overlap.PARALLEL), world.wallMs);
+      scheduleLaw.add(schedule("every3s", "0/3 * * * * ?", LANE_A, CatchUp.NONE, Overlap.SKIP), world.wallMs);
+      scheduleLaw.add(schedule("every5s", "0/5 * * * * ?", LANE_B, CatchUp.LATEST, Overlap.QUEUE), world.wallMs);
+      // a fire every 5 minutes: after a wall-clock jump its latest fire is mostly more than a minute old (missed)
+      scheduleLaw.add(schedule("every5m", "0 */5 * * *", LANE_A, CatchUp.NONE, Overlap.PARALLEL), world.wallMs);
+      everyFireFrom = world.wallMs;
+    }
     List<ServiceSpec> svcs = new ArrayList<>();
     if (rng.nextInt(100) < profile.pct(Knob.SERVICES)) {
       svcs.add(new ServiceSpec("idx", "cmd", "{}", ServiceSpec.Activation.ALWAYS));
@@ -467,6 +575,11 @@ final class Simulation {
         return inc == null ? null : inc.build;
       }
     };
+  }
+
+  private static ScheduleSpec schedule(String name, String cron, Lane lane, CatchUp c, Overlap o) {
+    return new ScheduleSpec(new ScheduleName(name), Cron.parse(cron), ZoneId.of("UTC"),
+        NewTicket.of(lane, "cmd", "{}"), c, o);
   }
 
   /** Runs one seed of a profile; throws an AssertionError naming the seed and the replay line. */
@@ -518,7 +631,9 @@ final class Simulation {
     if (faults && rng.nextInt(100) < profile.pct(Knob.WALL_JUMP)) {
       boolean back = rng.nextInt(4) == 0;
       long jump = back ? -(1_000 + rng.nextInt(300_000)) : 60_000L * (1 + rng.nextInt(60 * 24 * 10));
+      long before = world.wallMs;
       world.wallMs += jump;
+      everyFireFrom = Math.max(everyFireFrom, Math.max(before, world.wallMs));
       seen.saw(back ? "wall clock jumped back" : "wall clock jumped ahead");
     }
     if (faults && rng.nextInt(100) < profile.pct(Knob.MONO_JUMP)) {
@@ -614,7 +729,7 @@ final class Simulation {
 
   private Ports ports(Inc i) {
     return new Ports(coordination, new IncTable(i), world.directories, world.channel, s -> published(i, s),
-        e -> journal(i, e));
+        e -> journal(i, e), schedules);
   }
 
   // ---- store outages (D5) ----
@@ -991,6 +1106,11 @@ final class Simulation {
     } else if (outage != null && rng.nextInt(400) < profile.pct(Knob.CRASH)) {
       crash("injected during a store outage");
     }
+    if (up() && rng.nextInt(100) < profile.pct(Knob.SCHEDULE)) {
+      boolean after = rng.nextBoolean();
+      schedules.arm(after);
+      seen.saw("crash armed at a look at the schedules " + (after ? "after it commits" : "before it"));
+    }
     if (rng.nextInt(1_000) < profile.pct(Knob.REBOOT) * 10) {
       seen.saw("host reboot");
       boolean wasUp = inc != null;
@@ -1346,6 +1466,10 @@ final class Simulation {
     faults = false;
     world.launchFailurePercent = 0;
     coordination.disarm();
+    schedules.disarm();
+    for (ScheduleView v : scheduleLaw.list()) { // schedules fire forever: stop them, so that every ticket can settle
+      scheduleLaw.pause(v.schedule().name());
+    }
     world.crashAfterNextLaunch = false;
     for (quietSteps = 1; quietSteps <= QUIET_STEPS; quietSteps++) {
       if (inc != null && inc.engine != null && !inc.shutdownPending) {
@@ -1433,6 +1557,7 @@ final class Simulation {
   // ---- invariants after every step ----
 
   private void check() {
+    checkSchedules();
     Snapshot now = law.snapshot();
     List<String> broken = CoordinationInvariants.violations(now);
     if (!broken.isEmpty()) {
@@ -1477,8 +1602,56 @@ final class Simulation {
 
   // ---- the journal: every decision checked against the world when it is made ----
 
+  /**
+   * Q15 after every step: no fire has two tickets, every ticket of a schedule is of one of its fires,
+   * and the catch-up-all, parallel schedule has a ticket for every fire it decided since
+   * {@link #everyFireFrom}, whatever crashes fell between.
+   */
+  private void checkSchedules() {
+    Map<String, Schedule> byName = new HashMap<>();
+    for (ScheduleView v : scheduleLaw.list()) {
+      byName.put(v.schedule().name().name(), v.schedule());
+    }
+    if (byName.isEmpty()) {
+      return;
+    }
+    Map<String, Set<Long>> fires = new HashMap<>();
+    for (Ticket t : law.tickets(TicketQuery.all())) {
+      String name = t.labels().get(Schedule.LABEL);
+      if (name == null) {
+        continue;
+      }
+      Schedule s = byName.get(name);
+      long fire = java.time.Instant.parse(t.labels().get(Schedule.FIRE_LABEL)).toEpochMilli();
+      if (!fires.computeIfAbsent(name, n -> new HashSet<>()).add(fire)) {
+        violated("Q15: fire " + t.labels().get(Schedule.FIRE_LABEL) + " of schedule " + name + " has two tickets");
+      }
+      if (s.spec().cron().nextAfter(fire - 1, s.spec().zone()).orElse(-1) != fire || fire <= s.createdAtMs()
+          || fire > s.lastFireMs()) {
+        violated("Q15: " + t.id() + " is of no fire of schedule " + name + " that was decided: " + t.labels());
+      }
+    }
+    Schedule all = byName.get("every2s");
+    long f = everyFireFrom;
+    while (true) {
+      f = all.spec().cron().nextAfter(f, all.spec().zone()).getAsLong();
+      if (f > all.lastFireMs()) {
+        break;
+      }
+      if (!fires.getOrDefault("every2s", Set.of()).contains(f)) {
+        violated("Q15: fire " + java.time.Instant.ofEpochMilli(f) + " of every2s (catch-up all, parallel) was decided"
+            + " but has no ticket");
+      }
+      seen.saw("Q15 a fire of every2s checked");
+    }
+  }
+
   private void journal(Inc i, EngineEvent e) {
     seen.saw(e.getClass().getSimpleName());
+    if (e instanceof EngineEvent.ScheduleFired f) {
+      seen.saw("schedule " + (f.decision() instanceof FireDecision.Skip k ? "skip " + k.reason()
+          : f.decision().getClass().getSimpleName()));
+    }
     if (e instanceof EngineEvent.Recovered r) {
       seen.saw("recovered " + r.action());
       if (i.ofDropped.contains(r.run())) {

@@ -1,6 +1,7 @@
 package dev.vigil.supervisor.engine.port;
 
 import dev.vigil.coordination.Coordination;
+import dev.vigil.coordination.schedule.Schedules;
 import java.util.Objects;
 
 /**
@@ -12,10 +13,12 @@ import java.util.Objects;
  * @param channel      frames to workers
  * @param statusBoard  where status is published every heartbeat
  * @param journal      where events are recorded
+ * @param schedules    the recurring schedules of the same store (Q15)
  */
 public record Ports(Coordination coordination, ProcessTable processes, RunDirectories directories,
-                    WorkerChannel channel, StatusBoard statusBoard, Journal journal) {
+                    WorkerChannel channel, StatusBoard statusBoard, Journal journal, Schedules schedules) {
   public Ports {
+    Objects.requireNonNull(schedules, "schedules");
     Objects.requireNonNull(coordination, "coordination");
     Objects.requireNonNull(processes, "processes");
     Objects.requireNonNull(directories, "directories");
