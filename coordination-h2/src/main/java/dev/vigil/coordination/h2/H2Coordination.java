@@ -483,7 +483,7 @@ public final class H2Coordination implements Coordination, AutoCloseable {
   }
 
   /** Appends {@code drafts} to the event stream, numbered by the {@code event_seq} counter (locked by the update). */
-  private static List<Event> append(Connection c, List<Event.Draft> drafts) throws SQLException {
+  static List<Event> append(Connection c, List<Event.Draft> drafts) throws SQLException {
     List<Event> out = new ArrayList<>(drafts.size());
     for (Event.Draft d : drafts) {
       requireOne(update(c, "UPDATE counters SET issued = issued + 1 WHERE name = 'event_seq'"), "event counter");
@@ -1159,6 +1159,27 @@ public final class H2Coordination implements Coordination, AutoCloseable {
     Objects.requireNonNull(lane, "lane");
     return tx.run("unparkLane", d -> false,
         c -> update(c, "UPDATE lanes SET parked = FALSE WHERE name = ? AND parked", lane.name()) == 1);
+  }
+
+  // ---- questions (Q16) ----
+
+  @Override
+  public dev.vigil.coordination.Asking ask(dev.vigil.coordination.NewQuestion question, long nowMs) {
+    Objects.requireNonNull(question, "question");
+    return tx.run("ask", d -> false, c -> H2Questions.ask(c, question, nowMs));
+  }
+
+  @Override
+  public dev.vigil.coordination.Answering answer(dev.vigil.coordination.QuestionId id, String option, long nowMs) {
+    Objects.requireNonNull(id, "question");
+    Objects.requireNonNull(option, "option");
+    return tx.run("answer", d -> false, c -> H2Questions.answer(c, id, option, nowMs));
+  }
+
+  @Override
+  public dev.vigil.coordination.Applying applyAnswer(dev.vigil.coordination.QuestionId id, long nowMs) {
+    Objects.requireNonNull(id, "question");
+    return tx.run("applyAnswer", d -> false, c -> H2Questions.apply(c, id, nowMs, H2Coordination::append));
   }
 
   // ---- JDBC helpers ----

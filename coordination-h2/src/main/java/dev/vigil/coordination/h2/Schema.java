@@ -54,13 +54,23 @@ import java.util.List;
  * like every other move of a ticket to a finished state or HELD. No row changes; a build that does not
  * know the kind refuses the database by its version instead of failing on a row.
  *
+ * <p>Version 4 (questions for a person, Q16), written by {@link #questionsMigration()}:
+ * <ul>
+ *   <li>{@code questions}: one row per question, {@code id} from the {@code question_seq} counter,
+ *       {@code question_key} UNIQUE (asking again with a key names the earlier question), the asker (a run
+ *       or none), the ticket or service it is about, its options as text ({@code QuestionOption.encodeAll}),
+ *       {@code state} OPEN, ANSWERED or APPLIED with CHECKs: an answer exactly when not OPEN, an outcome
+ *       exactly when APPLIED. The apply is a conditional update from ANSWERED in the transaction of the
+ *       answer's actions, so it happens once.
+ * </ul>
+ *
  * <p>H2 commits each DDL statement on its own, so a migration is written to be re-run from any
  * point ({@code IF NOT EXISTS}); {@code schema_version} is created first, so a crash inside
  * version 1 leaves a database this class recognises and completes.
  */
 final class Schema {
   /** The newest schema this build writes. */
-  static final int CURRENT_VERSION = 3;
+  static final int CURRENT_VERSION = 4;
 
   /** One step of a migration: a statement, or code that reads the schema first. */
   interface Change {
@@ -186,7 +196,34 @@ final class Schema {
           "CREATE INDEX IF NOT EXISTS leases_owner ON leases(owner_id)"))),
       new Migration(2, "task control: directories, environments, time limits, labels, grants, retries, kills, events",
           migration2()),
-      new Migration(3, "worker results, events of cancellations", migration3()));
+      new Migration(3, "worker results, events of cancellations", migration3()),
+      new Migration(4, "questions for a person", questionsMigration()));
+
+  /** Version 4: the questions table and its counter; re-runnable from any point. */
+  private static List<Change> questionsMigration() {
+    return sql(List.of(
+        """
+        CREATE TABLE IF NOT EXISTS questions (
+          id BIGINT NOT NULL PRIMARY KEY CHECK (id > 0),
+          question_key VARCHAR(200) NOT NULL UNIQUE,
+          text VARCHAR(1000) NOT NULL,
+          asked_by VARCHAR(32),
+          ticket_id BIGINT,
+          service VARCHAR(128),
+          options VARCHAR NOT NULL,
+          state VARCHAR(8) NOT NULL CHECK (state IN ('OPEN', 'ANSWERED', 'APPLIED')),
+          asked_at_ms BIGINT NOT NULL,
+          answer VARCHAR(32),
+          answered_at_ms BIGINT DEFAULT 0 NOT NULL,
+          outcome VARCHAR,
+          applied_at_ms BIGINT DEFAULT 0 NOT NULL,
+          CONSTRAINT questions_an_answer_exactly_when_not_open CHECK ((state = 'OPEN') = (answer IS NULL)),
+          CONSTRAINT questions_q16_an_outcome_exactly_when_applied CHECK ((state = 'APPLIED') = (outcome IS NOT NULL))
+        )""",
+        "CREATE INDEX IF NOT EXISTS questions_state ON questions(state)",
+        "INSERT INTO counters(name, issued) SELECT 'question_seq', 0 WHERE NOT EXISTS "
+            + "(SELECT 1 FROM counters WHERE name = 'question_seq')"));
+  }
 
   private static List<Change> migration3() {
     List<Change> out = new ArrayList<>(sql(List.of(

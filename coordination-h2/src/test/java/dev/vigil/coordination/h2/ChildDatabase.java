@@ -31,6 +31,7 @@ import java.util.SplittableRandom;
  *       decision as one flushed line: {@code SUBMIT t-N <payload>}, {@code CLAIM t-N.k},
  *       {@code ABORT t-N.k}, {@code START t-N.k}, {@code EXIT t-N.k}, {@code FINISH t-N.k}.
  *   <li>{@code hold <file>}: opens the database, prints {@code OPEN} and sleeps.
+ *   <li>{@code questions <file> <round>}: asks, answers and applies questions ({@link ChildQuestions}).
  * </ul>
  */
 public final class ChildDatabase {
@@ -39,6 +40,10 @@ public final class ChildDatabase {
   public static void main(String[] args) throws Exception {
     PrintStream out = System.out;
     Path file = Path.of(args[1]);
+    if (args[0].equals("questions")) {
+      ChildQuestions.run(file, Integer.parseInt(args[2]), out);
+      return;
+    }
     if (args[0].equals("hold")) {
       H2Coordination h2 = H2Coordination.open(file, H2Options.defaults());
       ack(out, "OPEN " + h2.file());

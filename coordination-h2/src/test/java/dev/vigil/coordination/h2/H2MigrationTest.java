@@ -152,6 +152,8 @@ class H2MigrationTest {
       assertEquals(2, rs.getInt(1));
       assertTrue(rs.next());
       assertEquals(3, rs.getInt(1));
+      assertTrue(rs.next());
+      assertEquals(4, rs.getInt(1));
       assertTrue(!rs.next());
     }
   }
@@ -235,7 +237,7 @@ class H2MigrationTest {
       while (rs.next()) {
         versions.add(rs.getInt(1));
       }
-      assertEquals(List.of(1, 2, 3), versions, "version 3 is recorded once, after the two before it");
+      assertEquals(List.of(1, 2, 3, 4), versions, "version 3 is recorded once, after the two before it, and 4 after it");
     }
   }
 
