@@ -15,6 +15,20 @@ public sealed interface Answering {
   record Denied(Reason reason, Question question) implements Answering {
     public Denied {
       Objects.requireNonNull(reason, "reason");
+      if ((reason == Reason.NOT_FOUND) != (question == null)) {
+        throw new IllegalArgumentException("a denial names the question exactly when there is one");
+      }
+    }
+
+    /** One line for people: why the answer {@code option} to {@code id} was refused, and that nothing changed. */
+    public String line(QuestionId id, String option) {
+      return switch (reason) {
+        case NOT_FOUND -> "no such question " + id;
+        case ALREADY_ANSWERED -> "question " + id + " was answered before ('" + question.answer()
+            + "'); an answer is given once";
+        case UNKNOWN_OPTION -> "question " + id + " has no option '" + option + "' (options: "
+            + String.join(", ", question.optionNames()) + "); nothing was recorded";
+      };
     }
   }
 

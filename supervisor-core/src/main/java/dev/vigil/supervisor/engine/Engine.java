@@ -37,6 +37,8 @@ import java.util.Objects;
  *       {@code HelloCheck} and {@code Stopping} rules); park reaches workers at a safe point (Q9).
  *   <li>{@link Lifecycle}: the daemon's own {@link DaemonPhase}; idle shutdown through a quiesce
  *       round (S5); replacement never parks.
+ *   <li>{@link QuestionDesk}: questions for a person (Q16): asks about held tickets and given-up services,
+ *       and is the only place an answer is applied.
  *   <li>{@link StatusView}: status every {@code heartbeat} (D1) through the {@link StatusBoard}.
  * </ul>
  *
@@ -52,6 +54,9 @@ public final class Engine {
   private final StatusView status;
   private final Lifecycle lifecycle;
   private final Commands commands;
+  private final QuestionDesk questions;
+  /** Something happened that may have held a ticket or answered a question (Q16): the desk looks at the next tick. */
+  private boolean questionsWanted = true;
   private long lastMonoMs;
   private long lastReconcileMonoMs;
   /** Something happened since the last dispatch that may have freed a slot or queued a ticket. */
@@ -75,6 +80,7 @@ public final class Engine {
     this.status = new StatusView(ctx, tasks, services, scheduler);
     this.lifecycle = new Lifecycle(ctx, tasks, services, status);
     this.commands = new Commands(ctx, tasks, services, scheduler, lifecycle, status);
+    this.questions = new QuestionDesk(ctx, services);
     this.lastMonoMs = nowMonoMs;
     this.lastReconcileMonoMs = nowMonoMs;
   }
@@ -126,6 +132,7 @@ public final class Engine {
         lastReconcileMonoMs = nowMonoMs;
         if (tasks.reconcile(false, nowMonoMs, nowWallMs)) {
           status.storeMayHaveChanged();
+          questionsWanted = true;
         }
       }
       boolean busy = busy(nowMonoMs);
@@ -138,6 +145,13 @@ public final class Engine {
       // a slot freed by this tick (a settlement, a rollback, a recovery) is refilled at once; while
       // anything is busy every tick dispatches, as a look may have freed a slot
       boolean freed = ctx.occupancy.takeFreed();
+      if (questionsWanted || freed) {
+        questionsWanted = false;
+        if (questions.step(nowMonoMs, nowWallMs)) { // Q16: asks about holds, applies answers
+          status.storeMayHaveChanged();
+          dispatchWanted = true;
+        }
+      }
       if (lifecycle.dispatches() && (dispatchWanted || busy || freed || nowWallMs >= nextDueWallMs)) {
         dispatchWanted = false;
         status.storeMayHaveChanged();
@@ -162,6 +176,9 @@ public final class Engine {
       return next;
     }
     next = Math.min(next, lastReconcileMonoMs + ctx.ms(Timeout.RECONCILE));
+    if (questionsWanted) {
+      return nowMonoMs;
+    }
     if (lifecycle.dispatches()) {
       if (dispatchWanted || ctx.occupancy.freedPending()) {
         return nowMonoMs;
@@ -207,6 +224,7 @@ public final class Engine {
     }
     lifecycle.advance(nowMonoMs, nowWallMs);
     dispatchWanted = true; // the slot of a settled run is refilled at once
+    questionsWanted = true;
   }
 
   /**
@@ -221,6 +239,7 @@ public final class Engine {
     advanceClock(nowMonoMs, nowWallMs);
     status.storeMayHaveChanged();
     dispatchWanted = true; // a hello may recover a run nobody supervised, and settle it
+    questionsWanted = true;
     if (lifecycle.stopped()) {
       return new ToWorker.AdoptDenied("the daemon is shutting down");
     }
@@ -268,6 +287,7 @@ public final class Engine {
     advanceClock(nowMonoMs, nowWallMs);
     status.storeMayHaveChanged();
     dispatchWanted = true; // a submit, a release, an unpark, a resume...: dispatch at once
+    questionsWanted = true; // an answer, a hold...
     if (command instanceof Command.Shutdown s) {
       lifecycle.shutdown(s.mode(), replyTo, nowMonoMs, nowWallMs);
     } else {

@@ -145,7 +145,7 @@ public sealed interface Message {
      */
     public static final Set<String> OPS = Set.of("submit", "submit-all", "status", "list", "runs", "show", "park",
         "unpark", "hold", "release", "cancel", "run", "pause", "resume", "start-service", "stop-service",
-        "kill", "retry", "events", "store-check", "store-backup");
+        "kill", "retry", "events", "store-check", "store-backup", "questions", "answer");
 
     /** The longest frame the daemon reads, bytes (a command must fit in one, with its envelope). */
     public static final int MAX_FRAME_BYTES = FrameIO.MAX_FRAME;
