@@ -67,6 +67,9 @@ class QuestionsCliTest {
     java.util.Map<String, String> shape = JsonShapesTest.shapes().get("question");
     java.util.Map<String, java.util.Set<String>> seen = new java.util.TreeMap<>();
     questions.forEach(q -> fields(q, "", seen));
+    // below a field documented as any JSON value nothing more is documented
+    seen.keySet().removeIf(path -> shape.entrySet().stream().anyMatch(e -> e.getValue().contains("json")
+        && path.startsWith(e.getKey() + ".")));
     List<String> wrong = new ArrayList<>();
     seen.forEach((path, types) -> {
       String doc = shape.get(path);
@@ -90,6 +93,101 @@ class QuestionsCliTest {
       Thread.sleep(50);
     }
     assertTrue(ProcessHandle.of(pid).map(p -> !p.isAlive()).orElse(true), "the daemon died");
+  }
+
+  /** A worker type that asks a person whether to deploy and returns the answer as its result: {@code asking.Asker}. */
+  private static final String ASKER = """
+      package asking;
+
+      import dev.vigil.worker.Outcome;
+      import dev.vigil.worker.Question;
+      import dev.vigil.worker.WorkContext;
+      import java.util.Map;
+      import java.util.Optional;
+
+      public final class Asker implements dev.vigil.worker.WorkerType {
+        @Override
+        public String name() {
+          return "asker";
+        }
+
+        @Override
+        public Outcome run(WorkContext ctx) throws Exception {
+          Optional<Question.Answer> a = ctx.ask(Question.of("Deploy build 42 to production?")
+              .option("yes", "deploy it", Map.of("deploy", true))
+              .option("no", "leave it", Map.of("deploy", false)));
+          if (a.isEmpty()) {
+            return ctx.stalled(System.currentTimeMillis(), "stopped while asking");
+          }
+          return Outcome.succeeded(Map.of("answer", a.get().option(), "value", a.get().value()));
+        }
+      }
+      """;
+
+  private static Path compileAsker(Path dir) throws Exception {
+    Path src = java.nio.file.Files.createDirectories(dir.resolveSibling("asker-src").resolve("asking"));
+    Path file = java.nio.file.Files.writeString(src.resolve("Asker.java"), ASKER);
+    java.nio.file.Files.createDirectories(dir);
+    int status = javax.tools.ToolProvider.getSystemJavaCompiler().run(null, null, null, "--release", "17", "-cp",
+        System.getProperty("java.class.path"), "-d", dir.toString(), file.toString());
+    assertEquals(0, status, "the asking worker type compiles");
+    return dir;
+  }
+
+  @Test
+  void Q16_aWorkerAsks_waitsAcrossAKill9OfItsDaemon_withoutAskingTwice_andReceivesTheChosenValue() throws Exception {
+    Path classes = compileAsker(tmp.resolve("asker-classes"));
+    Path home = CliEndToEndTest.ownerOnlyHome(tmp, "asker", homes);
+    Path config = java.nio.file.Files.writeString(tmp.resolve("vigil.json"), "{\"workerTypes\": {\"asker\": "
+        + "{\"class\": \"asking.Asker\", \"classpath\": [\"" + classes + "\"]}}}");
+    long daemon = Long.parseLong(vigil(home, "up", "--config", config.toString()).line().substring(4));
+    Result sub = vigil(home, "submit", "--type", "asker", "--payload", "{}");
+    assertEquals(0, sub.code(), sub.err());
+    String t = sub.line();
+    JsonNode asked = question(home, q -> (t + ".1").equals(q.path("askedBy").asText()));
+    String q = asked.path("id").asText();
+    assertEquals("Deploy build 42 to production?", asked.path("text").asText());
+    assertEquals(t, asked.path("ticket").asText());
+    assertEquals("reply {\"deploy\":true}", asked.path("options").get(0).path("actions").get(0).path("action").asText());
+    JsonNode running = json(vigil(home, "show", t, "--json"));
+    assertEquals("LEASED", running.path("state").asText(), "the asking task holds its slot");
+    long worker = running.path("runs").get(0).path("pid").asLong();
+
+    // the daemon dies while the worker waits; the next one is asked again and knows the question
+    killed(daemon);
+    assertEquals(0, vigil(home, "up", "--config", config.toString()).code());
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (daemonLog(home).split(java.util.regex.Pattern.quote("Welcomed[key=" + t + ".1,"), -1).length < 3) {
+      assertTrue(System.nanoTime() < deadline, "the worker says hello to the new daemon");
+      Thread.sleep(200);
+    }
+    Thread.sleep(1_000); // time for it to ask again
+    JsonNode all = json(vigil(home, "questions", "--all", "--json"));
+    assertEquals(1, all.size(), "asked once, across the restart: " + all);
+    assertTrue(ProcessHandle.of(worker).map(ProcessHandle::isAlive).orElse(false), "the same worker waits on");
+
+    Result answered = vigil(home, "answer", q, "yes");
+    assertEquals(0, answered.code(), answered.err());
+    JsonNode done = poll(home, t, x -> x.path("state").asText().equals("SUCCEEDED"));
+    assertEquals(1, done.path("runs").size(), "one run: the worker waited and went on");
+    assertEquals("{\"answer\":\"yes\",\"value\":{\"deploy\":true}}",
+        new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(done.path("runs").get(0).path("result")
+            .isObject() ? sorted(done.path("runs").get(0).path("result")) : done.path("runs").get(0).path("result")));
+    JsonNode applied = question(home, x -> x.path("id").asText().equals(q) && x.path("state").asText().equals("APPLIED"));
+    assertEquals("{\"deploy\":true}", applied.path("reply").toString());
+    assertEquals("done: answer the worker with {\"deploy\":true}", applied.path("outcome").asText());
+    documented(List.of(applied));
+  }
+
+  private static JsonNode sorted(JsonNode n) throws Exception {
+    com.fasterxml.jackson.databind.ObjectMapper m = new com.fasterxml.jackson.databind.ObjectMapper()
+        .configure(com.fasterxml.jackson.databind.SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true);
+    return m.readTree(m.writeValueAsString(m.treeToValue(n, java.util.TreeMap.class)));
+  }
+
+  private static String daemonLog(Path home) throws Exception {
+    return java.nio.file.Files.readString(home.resolve("logs").resolve("daemon.log"),
+        java.nio.charset.StandardCharsets.ISO_8859_1);
   }
 
   @Test

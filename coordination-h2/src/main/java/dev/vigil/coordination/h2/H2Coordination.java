@@ -1184,7 +1184,7 @@ public final class H2Coordination implements Coordination, AutoCloseable {
 
   // ---- JDBC helpers ----
 
-  private static int update(Connection c, String sql, Object... args) throws SQLException {
+  static int update(Connection c, String sql, Object... args) throws SQLException {
     try (PreparedStatement p = c.prepareStatement(sql)) {
       bind(p, args);
       return p.executeUpdate();
@@ -1245,7 +1245,7 @@ public final class H2Coordination implements Coordination, AutoCloseable {
   }
 
   /** A conditional write that must have touched exactly one row; anything else is a bug. */
-  private static void requireOne(int rows, String what) {
+  static void requireOne(int rows, String what) {
     if (rows != 1) {
       throw new IllegalStateException(what + " touched " + rows + " rows, expected 1: the store is inconsistent");
     }

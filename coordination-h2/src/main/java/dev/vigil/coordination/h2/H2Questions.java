@@ -7,7 +7,6 @@ import dev.vigil.coordination.Asking;
 import dev.vigil.coordination.Control;
 import dev.vigil.coordination.Denials;
 import dev.vigil.coordination.Events;
-import dev.vigil.coordination.Lane;
 import dev.vigil.coordination.NewQuestion;
 import dev.vigil.coordination.Question;
 import dev.vigil.coordination.QuestionId;
@@ -23,7 +22,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -51,7 +49,7 @@ final class H2Questions {
     if (earlier.isPresent()) {
       return new Asking.Duplicate(earlier.get());
     }
-    requireOne(update(c, "UPDATE counters SET issued = issued + 1 WHERE name = 'question_seq'"), "question counter");
+    H2Coordination.requireOne(H2Coordination.update(c, "UPDATE counters SET issued = issued + 1 WHERE name = 'question_seq'"), "question counter");
     long seq = one(c, "SELECT issued FROM counters WHERE name = 'question_seq'");
     Question asked = Question.asked(new QuestionId(seq), q, nowMs);
     try (PreparedStatement p = c.prepareStatement("INSERT INTO questions(id, question_key, text, asked_by, ticket_id,"
@@ -87,7 +85,7 @@ final class H2Questions {
     } else if (q.get().option(option).isEmpty()) {
       return new Answering.Denied(Answering.Reason.UNKNOWN_OPTION, q.get());
     }
-    requireOne(update(c, "UPDATE questions SET state = 'ANSWERED', answer = ?, answered_at_ms = ? WHERE id = ?"
+    H2Coordination.requireOne(H2Coordination.update(c, "UPDATE questions SET state = 'ANSWERED', answer = ?, answered_at_ms = ? WHERE id = ?"
         + " AND state = 'OPEN'", option, nowMs, id.seq()), "answer of " + id);
     return new Answering.Answered(q.get().answered(option, nowMs));
   }
@@ -108,12 +106,12 @@ final class H2Questions {
     for (TicketId t : actions.stream().map(Action::ticket).filter(java.util.Objects::nonNull).sorted().toList()) {
       tickets.put(t, lockedTicket(c, t));
     }
-    QuestionPlan plan = QuestionPlan.decide(actions, tickets::get, parkedLanes(c));
+    QuestionPlan plan = QuestionPlan.decide(actions, tickets::get, H2Store.parked(c));
     for (Action a : plan.done()) {
       perform(c, a, tickets, nowMs, events);
     }
     Question applied = q.applied(plan.outcome(), nowMs);
-    requireOne(update(c, "UPDATE questions SET state = 'APPLIED', outcome = ?, applied_at_ms = ? WHERE id = ?"
+    H2Coordination.requireOne(H2Coordination.update(c, "UPDATE questions SET state = 'APPLIED', outcome = ?, applied_at_ms = ? WHERE id = ?"
         + " AND state = 'ANSWERED'", applied.outcome(), nowMs, id.seq()), "apply of " + id);
     return new Applying.Applied(applied, plan);
   }
@@ -128,7 +126,7 @@ final class H2Questions {
     if (a instanceof Action.Release r) {
       release(c, tickets.get(r.ticket()).orElseThrow(), OptionalInt.of(r.moreAttempts()), a);
     } else if (a instanceof Action.Cancel x) {
-      requireOne(update(c, "UPDATE tickets SET state = 'CANCELLED', hold_reason = NULL WHERE id = ?"
+      H2Coordination.requireOne(H2Coordination.update(c, "UPDATE tickets SET state = 'CANCELLED', hold_reason = NULL WHERE id = ?"
           + " AND state IN ('READY', 'HELD')", x.ticket().seq()), a.describe());
       events.append(c, Events.ofCancel(Rows.ticket(c, x.ticket()).orElseThrow(), nowMs));
     } else if (a instanceof Action.RetryNow r) {
@@ -136,14 +134,14 @@ final class H2Questions {
       if (t.state() == TicketState.HELD) {
         release(c, t, OptionalInt.empty(), a);
       }
-      requireOne(update(c, "UPDATE tickets SET not_before_ms = LEAST(not_before_ms, ?) WHERE id = ? AND state = 'READY'",
+      H2Coordination.requireOne(H2Coordination.update(c, "UPDATE tickets SET not_before_ms = LEAST(not_before_ms, ?) WHERE id = ? AND state = 'READY'",
           nowMs, r.ticket().seq()), a.describe());
     } else if (a instanceof Action.ParkLane p) {
-      if (update(c, "UPDATE lanes SET parked = TRUE WHERE name = ?", p.lane().name()) == 0) {
-        update(c, "INSERT INTO lanes(name, parked) VALUES (?, TRUE)", p.lane().name());
+      if (H2Coordination.update(c, "UPDATE lanes SET parked = TRUE WHERE name = ?", p.lane().name()) == 0) {
+        H2Coordination.update(c, "INSERT INTO lanes(name, parked) VALUES (?, TRUE)", p.lane().name());
       }
     } else if (a instanceof Action.UnparkLane u) {
-      requireOne(update(c, "UPDATE lanes SET parked = FALSE WHERE name = ? AND parked", u.lane().name()), a.describe());
+      H2Coordination.requireOne(H2Coordination.update(c, "UPDATE lanes SET parked = FALSE WHERE name = ? AND parked", u.lane().name()), a.describe());
     } else if (!(a instanceof Action.RestartService || a instanceof Action.StopService
         || a instanceof Action.ResetRestartBudget || a instanceof Action.Reply)) {
       throw new AssertionError(a);
@@ -156,7 +154,7 @@ final class H2Questions {
     if (denial.isPresent()) {
       throw new IllegalStateException(a.describe() + " was planned but is refused: " + denial.get());
     }
-    requireOne(update(c, "UPDATE tickets SET state = 'READY', hold_reason = NULL, spawn_failures = 0,"
+    H2Coordination.requireOne(H2Coordination.update(c, "UPDATE tickets SET state = 'READY', hold_reason = NULL, spawn_failures = 0,"
         + " attempts_granted = attempts_granted + ? WHERE id = ? AND state = 'HELD'", Denials.grantOf(t, more),
         t.id().seq()), a.describe());
   }
@@ -190,17 +188,6 @@ final class H2Questions {
       }
     }
     return Rows.ticket(c, id);
-  }
-
-  private static Set<Lane> parkedLanes(Connection c) throws SQLException {
-    Set<Lane> out = new HashSet<>();
-    try (PreparedStatement p = c.prepareStatement("SELECT name FROM lanes WHERE parked");
-         ResultSet rs = p.executeQuery()) {
-      while (rs.next()) {
-        out.add(new Lane(rs.getString(1)));
-      }
-    }
-    return out;
   }
 
   private static List<Question> select(Connection c, String sql, Object... args) throws SQLException {
@@ -239,22 +226,9 @@ final class H2Questions {
     }
   }
 
-  private static int update(Connection c, String sql, Object... args) throws SQLException {
-    try (PreparedStatement p = c.prepareStatement(sql)) {
-      bind(p, args);
-      return p.executeUpdate();
-    }
-  }
-
   private static void bind(PreparedStatement p, Object... args) throws SQLException {
     for (int i = 0; i < args.length; i++) {
       p.setObject(i + 1, args[i]);
-    }
-  }
-
-  private static void requireOne(int rows, String what) {
-    if (rows != 1) {
-      throw new IllegalStateException(what + " touched " + rows + " rows, expected 1: the store is inconsistent");
     }
   }
 }

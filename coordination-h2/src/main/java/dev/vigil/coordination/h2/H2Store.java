@@ -235,7 +235,7 @@ final class H2Store implements Store {
     }
   }
 
-  private static Set<Lane> parked(Connection c) throws SQLException {
+  static Set<Lane> parked(Connection c) throws SQLException {
     Set<Lane> out = new HashSet<>();
     try (PreparedStatement p = c.prepareStatement("SELECT name FROM lanes WHERE parked");
          ResultSet rs = p.executeQuery()) {

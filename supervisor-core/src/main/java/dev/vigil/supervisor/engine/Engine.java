@@ -267,6 +267,10 @@ public final class Engine {
       if (from instanceof WorkerKey.Task t) {
         tasks.onOutcomeReported(t.run());
       }
+    } else if (message instanceof WorkerMessage.Ask a) {
+      if (from instanceof WorkerKey.Task t && !lifecycle.stopped()) {
+        questions.onAsk(t.run(), a, nowWallMs); // Q16
+      }
     } else if (message instanceof WorkerMessage.Hello h) {
       throw new IllegalArgumentException("a hello goes to onHello, not onMessage: " + h);
     } else if (!(message instanceof WorkerMessage.Idle || message instanceof WorkerMessage.Progress)) {

@@ -47,6 +47,7 @@ final class QuestionDesk {
       if (a instanceof Applying.Applied applied) {
         changed = true;
         ctx.record(new EngineEvent.QuestionApplied(q.id().toString(), q.answer(), applied.question().outcome()));
+        tellAsker(applied.question());
         for (Action action : applied.plan().done()) {
           serviceAction(action, nowMonoMs);
         }
@@ -55,6 +56,38 @@ final class QuestionDesk {
       }
     }
     return changed;
+  }
+
+  /**
+   * A worker of {@code run} asks its {@code seq}-th question (again, after a reconnect: the same key names
+   * the same question). An answer applied already is handed to it at once; else when applied.
+   */
+  void onAsk(dev.vigil.coordination.RunId run, WorkerMessage.Ask ask, long nowWallMs) {
+    NewQuestion q;
+    try {
+      q = NewQuestion.byWorker(run, askKey(run, ask.seq()), ask.text(), ask.options());
+    } catch (IllegalArgumentException e) {
+      ctx.record(new EngineEvent.VerbDenied(run, "ask", e.getMessage())); // the worker's host checks first
+      return;
+    }
+    ask(ctx, q, nowWallMs);
+    ctx.store.questionByKey(q.key()).filter(x -> x.state() == Question.State.APPLIED).ifPresent(this::tellAsker);
+  }
+
+  /** The key of a worker's question: its run and its number within the run. */
+  static String askKey(dev.vigil.coordination.RunId run, long seq) {
+    return "run:" + run + ":" + seq;
+  }
+
+  /** Hands an applied answer to the worker that asked, when one did and is connected (it asks again otherwise). */
+  private void tellAsker(Question q) {
+    dev.vigil.coordination.RunId run = q.question().askedBy();
+    String prefix = run == null ? null : "run:" + run + ":";
+    if (prefix == null || !q.question().key().startsWith(prefix)) {
+      return;
+    }
+    long seq = Long.parseLong(q.question().key().substring(prefix.length()));
+    ctx.channel.send(new WorkerKey.Task(run), new ToWorker.Answer(seq, q.answer(), q.reply().orElse(null)));
   }
 
   /** Asks {@code q} unless its key was asked before; true when it was asked now. */

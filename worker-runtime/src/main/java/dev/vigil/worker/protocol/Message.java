@@ -119,6 +119,26 @@ public sealed interface Message {
     }
   }
 
+  /**
+   * {@code ask{seq, text, options}}: the worker asks a person (Q16); {@code seq} numbers its questions from 1
+   * within its run, so that asking again after a reconnect names the same question. {@code options} is the
+   * text of {@code QuestionOption.encodeAll}.
+   */
+  record Ask(long seq, String text, List<dev.vigil.coordination.QuestionOption> options) implements FromWorker {
+    public Ask {
+      Objects.requireNonNull(text, "text");
+      options = List.copyOf(options);
+      if (seq < 1) {
+        throw new IllegalArgumentException("seq (" + seq + ") must be >= 1");
+      }
+    }
+
+    @Override
+    public String op() {
+      return "ask";
+    }
+  }
+
   // ------------------------------------------------------------------ client → daemon
 
   /** {@code hello{version, build, protocol, interactive}}: a control client introduces itself. */
@@ -185,6 +205,21 @@ public sealed interface Message {
     @Override
     public String op() {
       return "welcome";
+    }
+  }
+
+  /**
+   * {@code answer{seq, option, reply?}}: the daemon applied the answer to the worker's question {@code seq}
+   * (Q16); {@code reply} is the chosen option's value as JSON text, absent when it has none.
+   */
+  record Answer(long seq, String option, String reply) implements FromDaemon {
+    public Answer {
+      Objects.requireNonNull(option, "option");
+    }
+
+    @Override
+    public String op() {
+      return "answer";
     }
   }
 
