@@ -2,10 +2,11 @@ package dev.vigil.coordination;
 
 import java.util.Objects;
 
-/** The decision of {@code ask} (Q16): a new OPEN question, or the earlier one of the same key, unchanged. */
+/**
+ * The decision of {@code ask} (Q16): a new OPEN question, the earlier one of the same key (unchanged), or a
+ * refusal that changed nothing.
+ */
 public sealed interface Asking {
-  /** The question as it is now. */
-  Question question();
 
   /** A new OPEN question. */
   record Asked(Question question) implements Asking {
@@ -18,6 +19,13 @@ public sealed interface Asking {
   record Duplicate(Question question) implements Asking {
     public Duplicate {
       Objects.requireNonNull(question, "question");
+    }
+  }
+
+  /** Nothing changed: the question names a ticket or an asking run the store does not have ({@code missing}: "ticket t-7"). */
+  record Denied(String missing) implements Asking {
+    public Denied {
+      Objects.requireNonNull(missing, "missing");
     }
   }
 }

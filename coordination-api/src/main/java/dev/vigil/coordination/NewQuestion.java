@@ -13,8 +13,8 @@ import java.util.Set;
  *                 asks about the same hold twice); at most 200 characters
  * @param text     the question, for people: one line, at most 1000 characters
  * @param askedBy  the run whose worker asked (and waits for the reply), or {@code null} when the daemon asked
- * @param ticket   the ticket the question is about, or {@code null}
- * @param service  the service the question is about, or {@code null}
+ * @param ticket   the ticket the question is about, or {@code null} when it is about a service
+ * @param service  the service the question is about, or {@code null} (at least one of the two is named)
  * @param options  1-16 options with distinct names
  */
 public record NewQuestion(String key, String text, RunId askedBy, TicketId ticket, String service,
@@ -31,6 +31,9 @@ public record NewQuestion(String key, String text, RunId askedBy, TicketId ticke
     }
     if (text.isBlank() || text.indexOf('\n') >= 0 || text.length() > 1000) {
       throw new IllegalArgumentException("question text must be one non-empty line of at most 1000 characters");
+    }
+    if (ticket == null && service == null) {
+      throw new IllegalArgumentException("a question is about a ticket or a service");
     }
     if (askedBy != null && ticket != null && !askedBy.ticket().equals(ticket)) {
       throw new IllegalArgumentException("a question asked by run " + askedBy + " is about its own ticket, not "

@@ -5,7 +5,10 @@ package dev.vigil.coordination;
  * decision; a denial changes nothing. A client may {@link #answer}; only the daemon calls {@link #applyAnswer}.
  */
 public interface QuestionVerbs {
-  /** Records an OPEN question, or names the earlier one with the same key (asking again asks nothing). */
+  /**
+   * Records an OPEN question with a QUESTION event, or names the earlier one with the same key (asking again
+   * asks nothing); refused for a ticket or an asking run the store does not have.
+   */
   Asking ask(NewQuestion question, long nowMs);
 
   /** OPEN → ANSWERED with the option named {@code option}; nothing else changes (a deputy never acts). */

@@ -48,6 +48,13 @@ public abstract class QuestionContract {
     return t;
   }
 
+  /** A ticket whose first run is claimed. */
+  private TicketId runningTicket() {
+    TicketId u = ((Submission.Accepted) c.submit(NewTicket.of(GPU, "command", "{}"), T0)).ticket().id();
+    assertInstanceOf(Claim.Granted.class, c.claim(u, new OwnerId("d-run"), T0, 30_000));
+    return u;
+  }
+
   private static NewQuestion aboutHold(TicketId t) {
     return new NewQuestion("held:" + t, t + " is held: what now?", null, t, null, List.of(
         new QuestionOption("release", "run it again with 2 more attempts", List.of(new Action.Release(t, 2))),
@@ -64,20 +71,30 @@ public abstract class QuestionContract {
   void Q16_aQuestionIsAskedOnce_perKey_andReadBackAsAsked() {
     TicketId t = heldTicket();
     NewQuestion q = aboutHold(t);
+    int events = c.store().events(0, 1_000).size();
     Question asked = assertInstanceOf(Asking.Asked.class, c.ask(q, T0 + 1)).question();
     assertEquals(new QuestionId(1), asked.id());
+    List<Event> appended = c.store().events(events, 1_000);
+    assertEquals(List.of(new Event(events + 1, T0 + 1, Event.Kind.QUESTION, t, null, null, null, null,
+        "q-1: " + t + " is held: what now?")), appended, "an ask writes one QUESTION event");
     assertEquals(Question.State.OPEN, asked.state());
     Asking again = c.ask(q, T0 + 2);
     assertEquals(asked, assertInstanceOf(Asking.Duplicate.class, again).question(), "asking again asks nothing");
+    assertEquals(events + 1, c.store().events(0, 1_000).size(), "and writes no event");
+    assertEquals(new Asking.Denied("ticket t-77"), c.ask(new NewQuestion("nope", "?", null, new TicketId(77), null,
+        List.of(new QuestionOption("a", "", List.of()))), T0 + 2), "a question about no ticket is refused");
     assertEquals(Optional.of(asked), c.store().question(asked.id()));
     assertEquals(Optional.of(asked), c.store().questionByKey("held:" + t));
     assertEquals(List.of(asked), c.store().questions(Set.of(Question.State.OPEN)));
     assertEquals(List.of(), c.store().questions(Set.of(Question.State.ANSWERED, Question.State.APPLIED)));
-    QuestionId second = ask(new NewQuestion("worker:" + t + ".1:1", "which model?", new RunId(t, 1), t, null,
+    TicketId u = runningTicket();
+    assertEquals(new Asking.Denied("run " + new RunId(t, 1)), c.ask(new NewQuestion("worker:" + t + ".1:1", "?",
+        new RunId(t, 1), t, null, List.of(new QuestionOption("a", "", List.of()))), T0 + 2), "no such run asks");
+    QuestionId second = ask(new NewQuestion("worker:" + u + ".1:1", "which model?", new RunId(u, 1), u, null,
         List.of(new QuestionOption("small", "", List.of(new Action.Reply("\"small\""))),
             new QuestionOption("large", "", List.of(new Action.Reply("{\"model\":\"large\",\"n\":2}"))))));
     assertEquals(new QuestionId(2), second);
-    assertEquals(new RunId(t, 1), c.store().question(second).orElseThrow().question().askedBy());
+    assertEquals(new RunId(u, 1), c.store().question(second).orElseThrow().question().askedBy());
   }
 
   @Test
@@ -128,7 +145,7 @@ public abstract class QuestionContract {
     TicketId t = heldTicket();
     QuestionId q = ask(aboutHold(t));
     c.answer(q, "cancel", T0 + 2);
-    c.answer(ask(new NewQuestion("other", "and the lane?", null, null, null,
+    c.answer(ask(new NewQuestion("other", "and the lane?", null, t, null,
         List.of(new QuestionOption("unpark", "", List.of(new Action.UnparkLane(GPU)))))), "unpark", T0 + 2);
     assertInstanceOf(Control.Done.class, c.release(t));
     Ticket released = c.store().ticket(t).orElseThrow();
@@ -176,7 +193,7 @@ public abstract class QuestionContract {
 
   @Test
   void Q16_aReplyIsHandedBackOnlyOnceApplied_andServiceActionsAreLeftToTheDaemon() {
-    TicketId t = heldTicket();
+    TicketId t = runningTicket();
     QuestionId q = ask(new NewQuestion("worker", "which model?", new RunId(t, 1), t, "web", List.of(
         new QuestionOption("large", "", List.of(new Action.Reply("{\"model\":\"large\"}"),
             new Action.RestartService("web"), new Action.ResetRestartBudget("db"))),
@@ -186,6 +203,6 @@ public abstract class QuestionContract {
     Applying.Applied a = assertInstanceOf(Applying.Applied.class, c.applyAnswer(q, T0 + 3));
     assertEquals(3, a.plan().done().size());
     assertEquals(Optional.of("{\"model\":\"large\"}"), c.store().question(q).orElseThrow().reply());
-    assertEquals(TicketState.HELD, c.store().ticket(t).orElseThrow().state(), "a reply acts on no ticket");
+    assertEquals(TicketState.LEASED, c.store().ticket(t).orElseThrow().state(), "a reply acts on no ticket");
   }
 }

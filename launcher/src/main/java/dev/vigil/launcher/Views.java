@@ -176,6 +176,7 @@ final class Views {
       case "KILL" -> "kill asked";
       case "TIMEOUT" -> "time limit reached";
       case "SERVICE_GIVEN_UP" -> "given up";
+      case "QUESTION" -> "asks a person";
       default -> e.path("kind").asText();
     };
     String text = e.path("text").asText("");

@@ -26,6 +26,8 @@ class VigilQuestionsTest {
   void Q16_aHeldTaskIsAskedAbout_andTheAnswerIsRecordedByTheFacade_andAppliedOnceByTheDaemon() throws Exception {
     Path home = CliEndToEndTest.ownerOnlyHome(tmp, "facade", new ArrayList<>());
     try (Vigil v = Vigil.builder().home(home).start()) {
+      List<VigilEvent> heard = new java.util.concurrent.CopyOnWriteArrayList<>();
+      Subscription sub = v.events(0, heard::add);
       Submitted s = v.submit(Task.command("sh", "-c", "exit 3").attempts(1).build());
       assertEquals(TicketState.HELD, v.await(s.id(), LONG).state());
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
@@ -36,6 +38,16 @@ class VigilQuestionsTest {
       Question q = v.questions().get(0);
       assertEquals(s.id(), q.question().ticket());
       assertEquals(List.of("retry", "release", "cancel"), q.optionNames());
+      while (heard.stream().noneMatch(e -> e instanceof VigilEvent.Asked)) {
+        assertTrue(System.nanoTime() < deadline, "a listener hears that a question was asked: " + heard);
+        Thread.sleep(50);
+      }
+      VigilEvent.Asked asked = (VigilEvent.Asked) heard.stream().filter(e -> e instanceof VigilEvent.Asked).findFirst()
+          .orElseThrow();
+      assertEquals(q.id(), asked.question());
+      assertEquals(s.id(), asked.ticket());
+      assertEquals(q.question().text(), asked.text());
+      sub.close();
 
       assertInstanceOf(Decision.Invalid.class, v.answer(q.id(), "banana"));
       Decision d = v.answer(q.id(), "cancel");

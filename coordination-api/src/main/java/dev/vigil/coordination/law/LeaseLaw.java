@@ -539,10 +539,15 @@ public final class LeaseLaw implements Coordination, Store {
     QuestionId earlier = questionKeys.get(q.key());
     if (earlier != null) {
       return new Asking.Duplicate(questions.get(earlier));
+    } else if (q.ticket() != null && !tickets.containsKey(q.ticket())) {
+      return new Asking.Denied("ticket " + q.ticket());
+    } else if (q.askedBy() != null && !runs.containsKey(q.askedBy())) {
+      return new Asking.Denied("run " + q.askedBy());
     }
     Question asked = Question.asked(new QuestionId(questions.size() + 1), q, nowMs);
     questions.put(asked.id(), asked);
     questionKeys.put(q.key(), asked.id());
+    append(List.of(Events.ofQuestion(asked)));
     return new Asking.Asked(asked);
   }
 

@@ -127,7 +127,7 @@ class QuestionPropertiesTest {
           Action a = action(kind, t, n);
           String where = setup + " " + a.encode() + " lane parked " + (parked == 1);
           QuestionId q = assertInstanceOf(Asking.Asked.class, m.ask(new NewQuestion("k", "what now?", null,
-              setup == Setup.NONE ? null : t, null, List.of(new QuestionOption("go", "do it", List.of(a)),
+              setup == Setup.NONE ? null : t, "web", List.of(new QuestionOption("go", "do it", List.of(a)),
               new QuestionOption("nothing", "", List.of()))), NOW)).question().id();
           Optional<Ticket> before = m.ticket(t);
           List<Event> eventsBefore = m.events(0, 1_000);
@@ -221,7 +221,8 @@ class QuestionPropertiesTest {
               new QuestionOption("release", "", List.of(new Action.Release(t, 1 + rnd.nextInt(3)))),
               new QuestionOption("cancel", "", List.of(new Action.Cancel(t))))), now);
           assertEquals(earlier.isPresent(), a instanceof Asking.Duplicate, where);
-          earlier.ifPresent(e -> assertEquals(e, a.question(), "a duplicate names the earlier question, " + where));
+          earlier.ifPresent(e -> assertEquals(e, ((Asking.Duplicate) a).question(),
+              "a duplicate names the earlier question, " + where));
           cov.saw(a instanceof Asking.Asked ? "ask" : "ask-duplicate");
         } else if (pick <= 2 && someQ.isPresent()) {
           Question q = someQ.get();

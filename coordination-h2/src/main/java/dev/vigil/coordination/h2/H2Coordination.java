@@ -1166,7 +1166,7 @@ public final class H2Coordination implements Coordination, AutoCloseable {
   @Override
   public dev.vigil.coordination.Asking ask(dev.vigil.coordination.NewQuestion question, long nowMs) {
     Objects.requireNonNull(question, "question");
-    return tx.run("ask", d -> false, c -> H2Questions.ask(c, question, nowMs));
+    return tx.run("ask", d -> false, c -> H2Questions.ask(c, question, nowMs, H2Coordination::append));
   }
 
   @Override

@@ -44,10 +44,14 @@ final class H2Questions {
 
   private H2Questions() {}
 
-  static Asking ask(Connection c, NewQuestion q, long nowMs) throws SQLException {
+  static Asking ask(Connection c, NewQuestion q, long nowMs, EventWriter events) throws SQLException {
     Optional<Question> earlier = byKey(c, q.key());
     if (earlier.isPresent()) {
       return new Asking.Duplicate(earlier.get());
+    } else if (q.ticket() != null && Rows.ticket(c, q.ticket()).isEmpty()) {
+      return new Asking.Denied("ticket " + q.ticket());
+    } else if (q.askedBy() != null && Rows.run(c, q.askedBy()).isEmpty()) {
+      return new Asking.Denied("run " + q.askedBy());
     }
     H2Coordination.requireOne(H2Coordination.update(c, "UPDATE counters SET issued = issued + 1 WHERE name = 'question_seq'"), "question counter");
     long seq = one(c, "SELECT issued FROM counters WHERE name = 'question_seq'");
@@ -73,6 +77,7 @@ final class H2Questions {
       }
       throw e;
     }
+    events.append(c, List.of(Events.ofQuestion(asked)));
     return new Asking.Asked(asked);
   }
 

@@ -62,6 +62,8 @@ import java.util.List;
  *       {@code state} OPEN, ANSWERED or APPLIED with CHECKs: an answer exactly when not OPEN, an outcome
  *       exactly when APPLIED. The apply is a conditional update from ANSWERED in the transaction of the
  *       answer's actions, so it happens once.
+ *   <li>{@code events.kind} also allows {@code QUESTION} (a question asked, written with it): the CHECK of
+ *       version 3 is replaced by one of its own name.
  * </ul>
  *
  * <p>H2 commits each DDL statement on its own, so a migration is written to be re-run from any
@@ -199,9 +201,13 @@ final class Schema {
       new Migration(3, "worker results, events of cancellations", migration3()),
       new Migration(4, "questions for a person", questionsMigration()));
 
-  /** Version 4: the questions table and its counter; re-runnable from any point. */
+  /** Version 4: the questions table and its counter, and QUESTION events; re-runnable from any point. */
   private static List<Change> questionsMigration() {
-    return sql(List.of(
+    List<Change> out = new ArrayList<>(sql(List.of(
+        "ALTER TABLE events DROP CONSTRAINT IF EXISTS events_kind_known",
+        "ALTER TABLE events ADD CONSTRAINT IF NOT EXISTS events_kind_known_with_questions CHECK (kind IN ("
+            + EVENT_KINDS + ", 'QUESTION'))")));
+    out.addAll(sql(List.of(
         """
         CREATE TABLE IF NOT EXISTS questions (
           id BIGINT NOT NULL PRIMARY KEY CHECK (id > 0),
@@ -222,7 +228,8 @@ final class Schema {
         )""",
         "CREATE INDEX IF NOT EXISTS questions_state ON questions(state)",
         "INSERT INTO counters(name, issued) SELECT 'question_seq', 0 WHERE NOT EXISTS "
-            + "(SELECT 1 FROM counters WHERE name = 'question_seq')"));
+            + "(SELECT 1 FROM counters WHERE name = 'question_seq')")));
+    return out;
   }
 
   private static List<Change> migration3() {

@@ -97,6 +97,8 @@ final class QuestionDesk {
       String about = q.ticket() != null ? q.ticket().toString() : q.service() != null ? "service " + q.service() : "";
       ctx.record(new EngineEvent.QuestionAsked(asked.question().id().toString(), about, q.text()));
       return true;
+    } else if (a instanceof Asking.Denied d) {
+      ctx.record(new EngineEvent.QuestionAsked("none", d.missing(), "refused: no such " + d.missing()));
     }
     return false;
   }
