@@ -291,7 +291,9 @@ public final class Engine {
     advanceClock(nowMonoMs, nowWallMs);
     status.storeMayHaveChanged();
     dispatchWanted = true; // a submit, a release, an unpark, a resume...: dispatch at once
-    questionsWanted = true; // an answer, a hold...
+    questionsWanted |= !(command instanceof Command.StatusQuery || command instanceof Command.ListTickets
+        || command instanceof Command.Show || command instanceof Command.ListRuns || command instanceof Command.Events
+        || command instanceof Command.Questions); // an answer, a hold...: not a read
     if (command instanceof Command.Shutdown s) {
       lifecycle.shutdown(s.mode(), replyTo, nowMonoMs, nowWallMs);
     } else {
