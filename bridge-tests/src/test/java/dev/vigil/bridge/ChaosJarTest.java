@@ -54,7 +54,11 @@ import org.junit.jupiter.api.io.TempDir;
  *       verdict spends one (FAILED, LOST, and the final SUCCEEDED or PERMANENT_FAILURE); STALLED and
  *       abandoned runs spend none;
  *   <li>no outcome a worker wrote ({@code outcome.json}) is missing from the store;
- *   <li>{@link CoordinationInvariants} hold on the H2 file, opened after the daemon stopped.
+ *   <li>{@link CoordinationInvariants} hold on the H2 file, opened after the daemon stopped;
+ *   <li>Q16: meanwhile an operator holds waiting tickets now and then, and answers the daemon's questions
+ *       about them (release with 3 more attempts, or cancel) while daemons die: once the faults stopped no
+ *       answer is left unapplied, and each applied release granted its attempts exactly once (a ticket's
+ *       grants are 3 for each release its questions record as done), each applied cancel cancelled.
  * </ul>
  *
  * The home is a tmpfs of its own ({@value #DISK_MIB} MiB) where mounting works (root, as in CI),
@@ -290,6 +294,11 @@ class ChaosJarTest {
       }
     }, "chaos-submitter");
     submitter.start();
+    QuestionsAnswered answered = new QuestionsAnswered();
+    AtomicReference<Boolean> chaosOn = new AtomicReference<>(true);
+    Thread operator = new Thread(() -> answerQuestions(answered, chaosOn, new SplittableRandom(SEED + 2)),
+        "chaos-operator");
+    operator.start();
 
     int daemonKills = 0;
     int workerKills = 0;
@@ -318,6 +327,8 @@ class ChaosJarTest {
       }
     }
     submitter.join(TimeUnit.MINUTES.toMillis(10));
+    chaosOn.set(false);
+    operator.join(TimeUnit.MINUTES.toMillis(1));
     if (failed.get() != null) {
       throw new AssertionError("the submitter failed", failed.get());
     }
@@ -385,8 +396,28 @@ class ChaosJarTest {
 
     // no outcome a worker wrote is missing from the store; invariants on the file
     Snapshot snapshot;
+    List<dev.vigil.coordination.Question> questions;
     try (H2Coordination h2 = RealStack.open(home.databaseFile())) {
       snapshot = h2.store().snapshot();
+      questions = h2.store().questions(Set.of());
+    }
+    List<String> applyErrors = new ArrayList<>();
+    for (dev.vigil.coordination.Question q : questions) {
+      if (q.state() == dev.vigil.coordination.Question.State.ANSWERED) {
+        applyErrors.add(q.id() + " answered '" + q.answer() + "' and never applied");
+      }
+    }
+    for (dev.vigil.coordination.Ticket t : snapshot.tickets()) {
+      long releases = questions.stream().filter(q -> t.id().equals(q.question().ticket())
+          && q.state() == dev.vigil.coordination.Question.State.APPLIED && q.outcome().startsWith("done: release")).count();
+      if (t.attemptsGranted() != 3 * releases) {
+        applyErrors.add(t.id() + " was granted " + t.attemptsGranted() + " attempts by " + releases + " applied releases");
+      }
+      boolean cancelled = questions.stream().anyMatch(q -> t.id().equals(q.question().ticket())
+          && q.state() == dev.vigil.coordination.Question.State.APPLIED && q.outcome().startsWith("done: cancel"));
+      if (cancelled && t.state() != dev.vigil.coordination.TicketState.CANCELLED) {
+        applyErrors.add(t.id() + " is " + t.state() + " though a cancel was applied");
+      }
     }
     CoordinationInvariants.check(snapshot);
     Map<String, dev.vigil.coordination.Run> runs = new HashMap<>();
@@ -438,7 +469,62 @@ class ChaosJarTest {
     assertEquals(List.of(), overlaps, "C1 no double spawn (seed " + SEED + ")");
     assertEquals(List.of(), miscounted, "Q1/Q2 attempts equal the runs that spend one (seed " + SEED + ")");
     assertEquals(List.of(), lost, "no outcome a worker wrote is missing from the store (seed " + SEED + ")");
+    System.out.printf("chaos questions: %d holds, %d answers recorded, %d questions in the store (%d applied)%n",
+        answered.holds, answered.answers, questions.size(), questions.stream()
+            .filter(q -> q.state() == dev.vigil.coordination.Question.State.APPLIED).count());
+    assertEquals(List.of(), applyErrors, "Q16 every answer applied exactly once (seed " + SEED + ")");
+    assertTrue(answered.answers > 0, "answers were given among the kills: " + answered.answers);
     assertTrue(byTicket.size() <= TASKS && snapshot.tickets().size() == TASKS, "one ticket per task: " + snapshot.tickets().size());
+  }
+
+  /** What the chaos operator did (Q16). */
+  private static final class QuestionsAnswered {
+    volatile int holds;
+    volatile int answers;
+  }
+
+  /**
+   * The chaos operator, until the faults stop: every 0.3-1.5 s it holds a random waiting ticket or answers a random
+   * open question (release 2 in 3, else cancel); a daemon that is away or a store that is
+   * unavailable is part of the chaos.
+   */
+  private void answerQuestions(QuestionsAnswered done, AtomicReference<Boolean> on,
+                               SplittableRandom r) {
+    while (on.get()) {
+      try {
+        Thread.sleep(r.nextInt(300, 1_500));
+        if (r.nextBoolean()) {
+          JsonNode ready = Control.command(home.socket(), "list", Wire.JSON.createObjectNode().put("state", "READY"))
+              .path("tickets");
+          if (ready.isEmpty()) {
+            continue;
+          }
+          String t = ready.get(r.nextInt(ready.size())).path("id").asText();
+          JsonNode reply = Control.command(home.socket(), "hold", Wire.JSON.createObjectNode().put("ticket", t)
+              .put("reason", "held by the chaos operator"));
+          if (reply.path("kind").asText().equals("TicketChanged")) {
+            done.holds++;
+          }
+        } else {
+          JsonNode open = Control.command(home.socket(), "questions", Wire.JSON.createObjectNode()).path("questions");
+          if (open.isEmpty()) {
+            continue;
+          }
+          JsonNode q = open.get(r.nextInt(open.size()));
+          JsonNode reply = Control.command(home.socket(), "answer", Wire.JSON.createObjectNode()
+              .put("question", q.path("id").asText()).put("option", r.nextInt(3) == 0 ? "cancel" : "release"));
+          if (reply.path("kind").asText().equals("QuestionAnswered")) {
+            done.answers++;
+          }
+        }
+      } catch (Control.NoDaemon e) {
+        // the daemon restarts
+      } catch (InterruptedException e) {
+        return;
+      } catch (RuntimeException e) {
+        // a reply cut by a kill: part of the chaos
+      }
+    }
   }
 
   /** The exit code of a task's first run: mostly 0, some failures, a few stalls (75); later runs exit 0 or 1. */

@@ -4,7 +4,7 @@ import java.util.Objects;
 
 /**
  * One entry of the store's event stream: what a consumer is told about (a settlement, a hold, a
- * cancellation, a kill, a time-out, a service given up), written in the same transaction as the decision it
+ * cancellation, a kill, a time-out, a service given up, a question for a person), written in the same transaction as the decision it
  * reports, so that nothing is reported that did not happen and nothing that happened is missed.
  * Ids count from 1 without gaps, in commit order: a consumer that read up to id N and asks for
  * what comes after N misses nothing.
@@ -39,7 +39,12 @@ public record Event(long id, long atMs, Kind kind, TicketId ticket, RunId run, S
     /** A run passed its time limit and is being stopped (Q12). */
     TIMEOUT,
     /** A service exceeded its restart budget and was given up (S1). */
-    SERVICE_GIVEN_UP
+    SERVICE_GIVEN_UP,
+    /**
+     * A question for a person was asked (Q16), about a ticket (with the run whose worker asked, if one did) or a
+     * service; its text is {@code q-N: } and the question.
+     */
+    QUESTION
   }
 
   public Event {

@@ -70,6 +70,13 @@ public final class Events {
     return new Event.Draft(nowMs, Event.Kind.SERVICE_GIVEN_UP, null, null, service, null, null, why);
   }
 
+  /** Q16: a question asked, about its ticket (with the asking run) or else its service; {@code q-N: TEXT}. */
+  public static Event.Draft ofQuestion(Question q) {
+    NewQuestion n = q.question();
+    return new Event.Draft(q.askedAtMs(), Event.Kind.QUESTION, n.ticket(), n.ticket() == null ? null : n.askedBy(),
+        n.ticket() == null ? n.service() : null, null, null, q.id() + ": " + n.text());
+  }
+
   private static Event.Draft cancelled(Ticket after, RunId run, String text, long nowMs) {
     return new Event.Draft(nowMs, Event.Kind.CANCELLED, after.id(), run, null, null, TicketState.CANCELLED, text);
   }

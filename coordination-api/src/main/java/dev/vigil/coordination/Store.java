@@ -5,8 +5,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
-/** Read-only queries over tickets, runs, leases and owners. Nothing here changes state. */
-public interface Store {
+/** Read-only queries over tickets, runs, leases, owners and questions. Nothing here changes state. */
+public interface Store extends QuestionReads {
   Optional<Ticket> ticket(TicketId id);
 
   /** The ticket's runs in run-number order (empty for an unknown ticket). */

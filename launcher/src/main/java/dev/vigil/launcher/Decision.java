@@ -8,7 +8,7 @@ import java.util.Objects;
 
 /**
  * What the daemon decided about a control verb of {@link Vigil} (cancel, kill, hold, release, retry,
- * park, unpark, pause, resume): a value, never an exception. A refusal changed nothing.
+ * park, unpark, pause, resume, answer): a value, never an exception. A refusal changed nothing.
  */
 public sealed interface Decision {
   /** Whether the verb applied (or the thing was already so). */
@@ -44,6 +44,13 @@ public sealed interface Decision {
     public Retried {
       Objects.requireNonNull(ticket, "ticket");
       Objects.requireNonNull(original, "original");
+    }
+  }
+
+  /** Q16: the answer is recorded; the daemon applies it next, once ({@link Vigil#allQuestions()} shows what it did). */
+  record Answered(dev.vigil.coordination.Question question) implements Decision {
+    public Answered {
+      Objects.requireNonNull(question, "question");
     }
   }
 
@@ -85,6 +92,8 @@ public sealed interface Decision {
       return new Killing(k.run(), k.message());
     } else if (r instanceof Reply.Retried t) {
       return new Retried(t.ticket(), t.original());
+    } else if (r instanceof Reply.QuestionAnswered a) {
+      return new Answered(a.question());
     } else if (r instanceof Reply.Acknowledged a) {
       return new Done(a.message());
     } else if (r instanceof Reply.Denied d) {

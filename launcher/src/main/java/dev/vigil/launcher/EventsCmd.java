@@ -14,7 +14,7 @@ import picocli.CommandLine.Option;
  * each event is written with the decision it reports, so a consumer that remembers the last id it
  * saw and asks {@code --since} it misses nothing, across restarts of the daemon and of itself.
  */
-@Command(name = "events", mixinStandardHelpOptions = true, description = {"Settlements, holds, cancellations, kills, time-outs and service give-ups, in order, each "
+@Command(name = "events", mixinStandardHelpOptions = true, description = {"Settlements, holds, cancellations, kills, time-outs, service give-ups and questions for a person, in order, each "
     + "with its id. Without --follow: every event (or those after --since); with --follow: the events from now on "
     + "(or after --since), printed as they come, across daemon restarts.",
     "A desktop notification for each: vigil events --follow | while read -r e; do notify-send vigil \"$e\"; done"})

@@ -251,12 +251,39 @@ final class Views {
       case "KILL" -> "kill asked";
       case "TIMEOUT" -> "time limit reached";
       case "SERVICE_GIVEN_UP" -> "given up";
+      case "QUESTION" -> "asks a person";
       default -> e.path("kind").asText();
     };
     String text = e.path("text").asText("");
     return String.format("%-6d %s %-22s %s%s", e.path("id").asLong(),
         java.time.Instant.ofEpochMilli(e.path("atMs").asLong()).toString(), about, what,
         text.isEmpty() ? "" : ": " + text);
+  }
+
+  /**
+   * A question for people: its id and text, who asked, then one line per option (its name and what it does);
+   * an answered one says its answer, and an applied one what was done and skipped.
+   */
+  static java.util.List<String> questionLines(JsonNode q) {
+    java.util.List<String> out = new java.util.ArrayList<>();
+    String who = q.hasNonNull("askedBy") ? "asked by task run " + q.path("askedBy").asText() : "asked by the daemon";
+    out.add(q.path("id").asText() + "  " + q.path("text").asText() + "  (" + who + ")");
+    for (JsonNode o : q.path("options")) {
+      String label = o.path("label").asText("");
+      if (label.isEmpty()) {
+        java.util.List<String> parts = new java.util.ArrayList<>();
+        o.path("actions").forEach(a -> parts.add(a.path("description").asText()));
+        label = parts.isEmpty() ? "nothing more" : String.join(", ", parts);
+      }
+      out.add(String.format("      %-10s %s", o.path("name").asText(), label));
+    }
+    switch (q.path("state").asText()) {
+      case "ANSWERED" -> out.add("      answered '" + q.path("answer").asText() + "'; the daemon has not applied it yet");
+      case "APPLIED" -> out.add("      answered '" + q.path("answer").asText() + "'; applied: "
+          + q.path("outcome").asText());
+      default -> { }
+    }
+    return out;
   }
 
   /** Whether a reply says that the daemon's store is unavailable (its work runs on, nothing new starts). */

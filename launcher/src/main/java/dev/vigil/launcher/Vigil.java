@@ -345,6 +345,38 @@ public final class Vigil implements AutoCloseable {
     return control(new Command.Resume());
   }
 
+  // ---- questions (Q16)
+
+  /**
+   * The questions waiting for a person, in id order: asked by a task's worker ({@code WorkContext.ask}) or by
+   * the daemon (a task held, a service given up).
+   */
+  public List<dev.vigil.coordination.Question> questions() {
+    return questions(java.util.Set.of(dev.vigil.coordination.Question.State.OPEN));
+  }
+
+  /** Every question, in id order; an applied one says what the daemon did and what it skipped. */
+  public List<dev.vigil.coordination.Question> allQuestions() {
+    return questions(java.util.Set.of());
+  }
+
+  private List<dev.vigil.coordination.Question> questions(java.util.Set<dev.vigil.coordination.Question.State> states) {
+    Reply r = call(new Command.Questions(states));
+    if (r instanceof Reply.QuestionList l) {
+      return l.questions();
+    }
+    throw new IllegalStateException(message(r));
+  }
+
+  /**
+   * Q16: records a person's answer to a question, {@code option} being one of its options' names; the daemon
+   * applies it next, exactly once ({@link Decision.Answered}). A second answer is refused, and so is an
+   * option the question does not offer ({@link Decision.Invalid}).
+   */
+  public Decision answer(dev.vigil.coordination.QuestionId question, String option) {
+    return control(new Command.Answer(question, option));
+  }
+
   private Decision control(Command c) {
     return Decision.of(call(c));
   }

@@ -68,6 +68,18 @@ public sealed interface VigilEvent {
     }
   }
 
+  /**
+   * Q16: a question for a person was asked, about a ticket (with the run whose worker asked, if one did) or a
+   * service; answer it with {@link Vigil#answer}.
+   */
+  record Asked(long id, long atMs, dev.vigil.coordination.QuestionId question, TicketId ticket, RunId run,
+               String service, String text) implements VigilEvent {
+    public Asked {
+      Objects.requireNonNull(question, "question");
+      Objects.requireNonNull(text, "text");
+    }
+  }
+
   /** The store's event as a public value. */
   static VigilEvent of(Event e) {
     return switch (e.kind()) {
@@ -77,6 +89,11 @@ public sealed interface VigilEvent {
       case KILL -> new Killed(e.id(), e.atMs(), e.ticket(), e.run(), e.text());
       case TIMEOUT -> new TimedOut(e.id(), e.atMs(), e.ticket(), e.run(), e.text());
       case SERVICE_GIVEN_UP -> new ServiceGivenUp(e.id(), e.atMs(), e.service(), e.text());
+      case QUESTION -> {
+        int colon = e.text().indexOf(": ");
+        yield new Asked(e.id(), e.atMs(), dev.vigil.coordination.QuestionId.parse(e.text().substring(0, colon)),
+            e.ticket(), e.run(), e.service(), e.text().substring(colon + 2));
+      }
     };
   }
 }

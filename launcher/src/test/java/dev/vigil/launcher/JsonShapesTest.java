@@ -114,8 +114,10 @@ class JsonShapesTest {
   @Test
   void everyFieldOfEveryJsonOutputIsDocumentedWithItsType() throws Exception {
     Map<String, Map<String, String>> shapes = shapes();
-    // "store unavailable" is checked where a store fails: StoreOutageDaemonTest
-    assertEquals(Set.of("ticket", "run", "status", "service", "event", "store unavailable", "schedule"), shapes.keySet());
+    // "store unavailable" is checked where a store fails: StoreOutageDaemonTest; "question" where questions are
+    // asked and answered: QuestionsCliTest
+    assertEquals(Set.of("ticket", "run", "status", "service", "event", "store unavailable", "schedule", "question"),
+        shapes.keySet());
     Path home = CliEndToEndTest.ownerOnlyHome(tmp, "shapes", homes);
     Path config = Files.writeString(tmp.resolve("vigil.json"),
         "{\"services\": [{\"name\": \"idx\", \"type\": \"command\", \"payload\": {\"argv\": [\"sleep\", \"60\"]}}]}");

@@ -95,6 +95,22 @@ public interface WorkContext {
    */
   void progress(String message, double fraction);
 
+  /**
+   * Asks a person {@code question} and waits for the answer (Q16): the question is kept by the daemon in its
+   * store, shown by {@code vigil questions} and answered with {@code vigil answer}; the daemon applies the
+   * answer (with any actions of the chosen option) and hands the option's value back here. The run keeps its
+   * slot and is busy meanwhile. The wait survives the daemon's restart: the worker asks again once the next
+   * daemon welcomed it, and the daemon knows the question by the run and the question's number within it, so
+   * it is asked once and answered once.
+   *
+   * @return the answer, or empty when a stop was requested before one came
+   * @throws IllegalArgumentException when the question is malformed (no option, two of one name, a text over a line)
+   * @throws UnsupportedOperationException when this context cannot ask (a service's worker)
+   */
+  default Optional<Question.Answer> ask(Question question) throws InterruptedException {
+    throw new UnsupportedOperationException("this worker cannot ask a person");
+  }
+
   /** Whether the daemon asked this worker to stop (a {@code stop} frame or a TERM). */
   boolean stopRequested();
 

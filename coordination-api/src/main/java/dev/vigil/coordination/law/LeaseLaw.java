@@ -1,7 +1,11 @@
 package dev.vigil.coordination.law;
 
 import dev.vigil.coordination.AbortClaim;
+import dev.vigil.coordination.Action;
 import dev.vigil.coordination.AdoptClaim;
+import dev.vigil.coordination.Answering;
+import dev.vigil.coordination.Applying;
+import dev.vigil.coordination.Asking;
 import dev.vigil.coordination.Claim;
 import dev.vigil.coordination.Claims;
 import dev.vigil.coordination.Control;
@@ -18,6 +22,10 @@ import dev.vigil.coordination.NewTicket;
 import dev.vigil.coordination.Owner;
 import dev.vigil.coordination.Prerequisites;
 import dev.vigil.coordination.OwnerId;
+import dev.vigil.coordination.NewQuestion;
+import dev.vigil.coordination.Question;
+import dev.vigil.coordination.QuestionId;
+import dev.vigil.coordination.QuestionPlan;
 import dev.vigil.coordination.Readopt;
 import dev.vigil.coordination.Renewal;
 import dev.vigil.coordination.Retry;
@@ -70,8 +78,9 @@ import java.util.function.UnaryOperator;
  * Q1/Q2/Q5/Q7/Q8 (through {@link RetryPolicy}), Q9 (parked tickets and lanes are never
  * claimed), Q12/Q13 (a stop intent is recorded on a live run; KILLED is the verdict of exactly the
  * killed runs, and no attempt is spent on them), Q14 (a claim asks {@link Prerequisites#met}; every
- * verb that moves a ticket walks its dependents with {@link Prerequisites#follow}) and the event stream ({@link Events}: appended by
- * the decision it reports, numbered from 1 without gaps).
+ * verb that moves a ticket walks its dependents with {@link Prerequisites#follow}), the event stream ({@link Events}: appended by
+ * the decision it reports, numbered from 1 without gaps) and Q16 (a question is answered once and applied
+ * once, its actions and its APPLIED state in one step under the one lock).
  */
 public final class LeaseLaw implements Coordination, Store {
   /** Claims rolled back before a ticket is HELD ({@link RetryPolicy#MAX_SPAWN_FAILURES}). */
@@ -86,6 +95,8 @@ public final class LeaseLaw implements Coordination, Store {
   private final SortedMap<OwnerId, Owner> owners = new TreeMap<>();
   private final List<Event> events = new ArrayList<>();
   private long lastSeq;
+  private final SortedMap<QuestionId, Question> questions = new TreeMap<>();
+  private final Map<String, QuestionId> questionKeys = new HashMap<>();
 
   public LeaseLaw(RetryPolicy policy) {
     this.policy = Objects.requireNonNull(policy, "policy");
@@ -595,6 +606,105 @@ public final class LeaseLaw implements Coordination, Store {
   public synchronized Snapshot snapshot() {
     return Snapshot.of(List.copyOf(tickets.values()), List.copyOf(runs.values()), List.copyOf(leases.values()),
         parkedLanes, List.copyOf(owners.values()), List.copyOf(events));
+  }
+
+  // ---- questions (Q16) ----
+
+  @Override
+  public synchronized Asking ask(NewQuestion q, long nowMs) {
+    Objects.requireNonNull(q, "question");
+    QuestionId earlier = questionKeys.get(q.key());
+    if (earlier != null) {
+      return new Asking.Duplicate(questions.get(earlier));
+    } else if (q.ticket() != null && !tickets.containsKey(q.ticket())) {
+      return new Asking.Denied("ticket " + q.ticket());
+    } else if (q.askedBy() != null && !runs.containsKey(q.askedBy())) {
+      return new Asking.Denied("run " + q.askedBy());
+    }
+    Question asked = Question.asked(new QuestionId(questions.size() + 1), q, nowMs);
+    questions.put(asked.id(), asked);
+    questionKeys.put(q.key(), asked.id());
+    append(List.of(Events.ofQuestion(asked)));
+    return new Asking.Asked(asked);
+  }
+
+  @Override
+  public synchronized Answering answer(QuestionId id, String option, long nowMs) {
+    Objects.requireNonNull(option, "option");
+    Question q = questions.get(id);
+    if (q == null) {
+      return new Answering.Denied(Answering.Reason.NOT_FOUND, null);
+    } else if (q.state() != Question.State.OPEN) {
+      return new Answering.Denied(Answering.Reason.ALREADY_ANSWERED, q);
+    } else if (q.option(option).isEmpty()) {
+      return new Answering.Denied(Answering.Reason.UNKNOWN_OPTION, q);
+    }
+    Question answered = q.answered(option, nowMs);
+    questions.put(id, answered);
+    return new Answering.Answered(answered);
+  }
+
+  @Override
+  public synchronized Applying applyAnswer(QuestionId id, long nowMs) {
+    Question q = questions.get(id);
+    if (q == null) {
+      return new Applying.Denied(Applying.Reason.NOT_FOUND);
+    } else if (q.state() == Question.State.OPEN) {
+      return new Applying.Denied(Applying.Reason.NOT_ANSWERED);
+    } else if (q.state() == Question.State.APPLIED) {
+      return new Applying.Denied(Applying.Reason.ALREADY_APPLIED);
+    }
+    QuestionPlan plan = QuestionPlan.decide(q.chosen().orElseThrow().actions(), this::ticket, parkedLanes);
+    for (Action a : plan.done()) {
+      perform(a, nowMs);
+    }
+    Question applied = q.applied(plan.outcome(), nowMs);
+    questions.put(id, applied);
+    return new Applying.Applied(applied, plan);
+  }
+
+  /** Does one action the plan decided to do; each is granted, since the plan asked the same {@link Denials}. */
+  private void perform(Action a, long nowMs) {
+    if (a instanceof Action.Release r) {
+      requireDone(release(r.ticket(), OptionalInt.of(r.moreAttempts())), a);
+    } else if (a instanceof Action.Cancel c) {
+      requireDone(cancel(c.ticket(), nowMs), a);
+    } else if (a instanceof Action.RetryNow r) {
+      Ticket t = tickets.get(r.ticket());
+      if (t.state() == TicketState.HELD) {
+        t = ((Control.Done) requireDone(release(r.ticket()), a)).ticket();
+      }
+      tickets.put(t.id(), t.moved(t.state(), t.attemptsUsed(), Math.min(t.notBeforeMs(), nowMs), t.holdReason()));
+    } else if (a instanceof Action.ParkLane p) {
+      parkLane(p.lane());
+    } else if (a instanceof Action.UnparkLane u) {
+      unparkLane(u.lane());
+    } else if (!(a instanceof Action.RestartService || a instanceof Action.StopService
+        || a instanceof Action.ResetRestartBudget || a instanceof Action.Reply)) {
+      throw new AssertionError(a);
+    }
+  }
+
+  private static Control requireDone(Control c, Action a) {
+    if (!(c instanceof Control.Done)) {
+      throw new IllegalStateException(a.describe() + " was planned but refused: " + c);
+    }
+    return c;
+  }
+
+  @Override
+  public synchronized Optional<Question> question(QuestionId id) {
+    return Optional.ofNullable(questions.get(id));
+  }
+
+  @Override
+  public synchronized Optional<Question> questionByKey(String key) {
+    return Optional.ofNullable(questionKeys.get(key)).map(questions::get);
+  }
+
+  @Override
+  public synchronized List<Question> questions(Set<Question.State> states) {
+    return questions.values().stream().filter(q -> states.isEmpty() || states.contains(q.state())).toList();
   }
 
   /** The lease that names the run, if any. */

@@ -656,7 +656,7 @@ public final class H2Coordination implements Coordination, AutoCloseable {
   }
 
   /** Appends {@code drafts} to the event stream, numbered by the {@code event_seq} counter (locked by the update). */
-  private static List<Event> append(Connection c, List<Event.Draft> drafts) throws SQLException {
+  static List<Event> append(Connection c, List<Event.Draft> drafts) throws SQLException {
     List<Event> out = new ArrayList<>(drafts.size());
     for (Event.Draft d : drafts) {
       requireOne(update(c, "UPDATE counters SET issued = issued + 1 WHERE name = 'event_seq'"), "event counter");
@@ -1341,9 +1341,30 @@ public final class H2Coordination implements Coordination, AutoCloseable {
         c -> update(c, "UPDATE lanes SET parked = FALSE WHERE name = ? AND parked", lane.name()) == 1);
   }
 
+  // ---- questions (Q16) ----
+
+  @Override
+  public dev.vigil.coordination.Asking ask(dev.vigil.coordination.NewQuestion question, long nowMs) {
+    Objects.requireNonNull(question, "question");
+    return tx.run("ask", d -> false, c -> H2Questions.ask(c, question, nowMs, H2Coordination::append));
+  }
+
+  @Override
+  public dev.vigil.coordination.Answering answer(dev.vigil.coordination.QuestionId id, String option, long nowMs) {
+    Objects.requireNonNull(id, "question");
+    Objects.requireNonNull(option, "option");
+    return tx.run("answer", d -> false, c -> H2Questions.answer(c, id, option, nowMs));
+  }
+
+  @Override
+  public dev.vigil.coordination.Applying applyAnswer(dev.vigil.coordination.QuestionId id, long nowMs) {
+    Objects.requireNonNull(id, "question");
+    return tx.run("applyAnswer", d -> false, c -> H2Questions.apply(c, id, nowMs, H2Coordination::append));
+  }
+
   // ---- JDBC helpers ----
 
-  private static int update(Connection c, String sql, Object... args) throws SQLException {
+  static int update(Connection c, String sql, Object... args) throws SQLException {
     try (PreparedStatement p = c.prepareStatement(sql)) {
       bind(p, args);
       return p.executeUpdate();
@@ -1404,7 +1425,7 @@ public final class H2Coordination implements Coordination, AutoCloseable {
   }
 
   /** A conditional write that must have touched exactly one row; anything else is a bug. */
-  private static void requireOne(int rows, String what) {
+  static void requireOne(int rows, String what) {
     if (rows != 1) {
       throw new IllegalStateException(what + " touched " + rows + " rows, expected 1: the store is inconsistent");
     }

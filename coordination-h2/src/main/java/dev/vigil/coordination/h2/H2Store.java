@@ -235,7 +235,7 @@ final class H2Store implements Store {
     }
   }
 
-  private static Set<Lane> parked(Connection c) throws SQLException {
+  static Set<Lane> parked(Connection c) throws SQLException {
     Set<Lane> out = new HashSet<>();
     try (PreparedStatement p = c.prepareStatement("SELECT name FROM lanes WHERE parked");
          ResultSet rs = p.executeQuery()) {
@@ -244,5 +244,25 @@ final class H2Store implements Store {
       }
     }
     return out;
+  }
+
+  // ---- questions (Q16) ----
+
+  @Override
+  public Optional<dev.vigil.coordination.Question> question(dev.vigil.coordination.QuestionId id) {
+    Objects.requireNonNull(id, "id");
+    return tx.read("question", c -> H2Questions.byId(c, id));
+  }
+
+  @Override
+  public Optional<dev.vigil.coordination.Question> questionByKey(String key) {
+    Objects.requireNonNull(key, "key");
+    return tx.read("questionByKey", c -> H2Questions.byKey(c, key));
+  }
+
+  @Override
+  public List<dev.vigil.coordination.Question> questions(Set<dev.vigil.coordination.Question.State> states) {
+    Set<dev.vigil.coordination.Question.State> wanted = Set.copyOf(states);
+    return tx.read("questions", c -> H2Questions.inStates(c, wanted));
   }
 }

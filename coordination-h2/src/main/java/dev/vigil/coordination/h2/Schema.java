@@ -73,13 +73,25 @@ import java.util.List;
  * together, CHECK). A fire's ticket carries the key {@code schedule:NAME:FIRE_TIME} in
  * {@code tickets.idempotency_key}, whose UNIQUE stands behind the one ticket per fire. No row changes.
  *
+ * <p>Version 6 (questions for a person, Q16), written by {@link #questionsMigration()}:
+ * <ul>
+ *   <li>{@code questions}: one row per question, {@code id} from the {@code question_seq} counter,
+ *       {@code question_key} UNIQUE (asking again with a key names the earlier question), the asker (a run
+ *       or none), the ticket or service it is about, its options as text ({@code QuestionOption.encodeAll}),
+ *       {@code state} OPEN, ANSWERED or APPLIED with CHECKs: an answer exactly when not OPEN, an outcome
+ *       exactly when APPLIED. The apply is a conditional update from ANSWERED in the transaction of the
+ *       answer's actions, so it happens once.
+ *   <li>{@code events.kind} also allows {@code QUESTION} (a question asked, written with it): the CHECK of
+ *       version 3 is replaced by one of its own name.
+ * </ul>
+ *
  * <p>H2 commits each DDL statement on its own, so a migration is written to be re-run from any
  * point ({@code IF NOT EXISTS}); {@code schema_version} is created first, so a crash inside
  * version 1 leaves a database this class recognises and completes.
  */
 final class Schema {
   /** The newest schema this build writes. */
-  static final int CURRENT_VERSION = 5;
+  static final int CURRENT_VERSION = 6;
 
   /** One step of a migration: a statement, or code that reads the schema first. */
   interface Change {
@@ -207,7 +219,8 @@ final class Schema {
           migration2()),
       new Migration(3, "worker results, events of cancellations", migration3()),
       new Migration(4, "task dependencies", migration4()),
-      new Migration(5, "recurring schedules", migrationSchedules()));
+      new Migration(5, "recurring schedules", migrationSchedules()),
+      new Migration(6, "questions for a person", questionsMigration()));
 
   /** Version 4: prerequisites and dependency holds (Q14); re-runnable from any point. */
   private static List<Change> migration4() {
@@ -251,6 +264,37 @@ final class Schema {
           last_ticket_fire_ms BIGINT,
           CONSTRAINT schedules_last_ticket_with_its_fire CHECK ((last_ticket_id IS NULL) = (last_ticket_fire_ms IS NULL))
         )"""));
+  }
+
+  /** Version 6: the questions table and its counter, and QUESTION events; re-runnable from any point. */
+  private static List<Change> questionsMigration() {
+    List<Change> out = new ArrayList<>(sql(List.of(
+        "ALTER TABLE events DROP CONSTRAINT IF EXISTS events_kind_known",
+        "ALTER TABLE events ADD CONSTRAINT IF NOT EXISTS events_kind_known_with_questions CHECK (kind IN ("
+            + EVENT_KINDS + ", 'QUESTION'))")));
+    out.addAll(sql(List.of(
+        """
+        CREATE TABLE IF NOT EXISTS questions (
+          id BIGINT NOT NULL PRIMARY KEY CHECK (id > 0),
+          question_key VARCHAR(200) NOT NULL UNIQUE,
+          text VARCHAR(1000) NOT NULL,
+          asked_by VARCHAR(32),
+          ticket_id BIGINT,
+          service VARCHAR(128),
+          options VARCHAR NOT NULL,
+          state VARCHAR(8) NOT NULL CHECK (state IN ('OPEN', 'ANSWERED', 'APPLIED')),
+          asked_at_ms BIGINT NOT NULL,
+          answer VARCHAR(32),
+          answered_at_ms BIGINT DEFAULT 0 NOT NULL,
+          outcome VARCHAR,
+          applied_at_ms BIGINT DEFAULT 0 NOT NULL,
+          CONSTRAINT questions_an_answer_exactly_when_not_open CHECK ((state = 'OPEN') = (answer IS NULL)),
+          CONSTRAINT questions_q16_an_outcome_exactly_when_applied CHECK ((state = 'APPLIED') = (outcome IS NOT NULL))
+        )""",
+        "CREATE INDEX IF NOT EXISTS questions_state ON questions(state)",
+        "INSERT INTO counters(name, issued) SELECT 'question_seq', 0 WHERE NOT EXISTS "
+            + "(SELECT 1 FROM counters WHERE name = 'question_seq')")));
+    return out;
   }
 
   private static List<Change> migration3() {

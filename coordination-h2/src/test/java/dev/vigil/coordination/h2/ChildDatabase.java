@@ -37,6 +37,7 @@ import java.util.SplittableRandom;
  *       ({@link H2SchedulesTest#addSchedules}) on a simulated clock that goes on from the latest decided
  *       fire, cancelling some of their tickets, and prints each acknowledged ticket of a fire as
  *       {@code FIRE <schedule> <fire ms> t-N}.
+ *   <li>{@code questions <file> <round>}: asks, answers and applies questions ({@link ChildQuestions}).
  * </ul>
  */
 public final class ChildDatabase {
@@ -45,6 +46,10 @@ public final class ChildDatabase {
   public static void main(String[] args) throws Exception {
     PrintStream out = System.out;
     Path file = Path.of(args[1]);
+    if (args[0].equals("questions")) {
+      ChildQuestions.run(file, Integer.parseInt(args[2]), out);
+      return;
+    }
     if (args[0].equals("hold")) {
       H2Coordination h2 = H2Coordination.open(file, H2Options.defaults());
       ack(out, "OPEN " + h2.file());

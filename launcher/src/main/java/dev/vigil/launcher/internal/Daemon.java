@@ -795,6 +795,8 @@ public final class Daemon implements AutoCloseable {
       return new WorkerMessage.Progress(p.message());
     } else if (m instanceof Message.OutcomeReport o) {
       return new WorkerMessage.OutcomeReported(o.outcome().verdict());
+    } else if (m instanceof Message.Ask a) {
+      return new WorkerMessage.Ask(a.seq(), a.text(), a.options());
     }
     return null;
   }

@@ -146,6 +146,10 @@ public final class Wire {
       }
       case "retry":
         return new Command.Retry(ticket(args));
+      case "questions":
+        return new Command.Questions(questionStates(args));
+      case "answer":
+        return new Command.Answer(questionId(required(args, "question")), required(args, "option"));
       case "events": {
         long after = 0;
         if (args.hasNonNull("after")) {
@@ -482,6 +486,12 @@ public final class Wire {
     } else if (r instanceof Reply.ScheduleChanged c) {
       o.set("schedule", schedule(c.schedule()));
       o.put("message", c.message());
+    } else if (r instanceof Reply.QuestionList l) {
+      ArrayNode a = o.putArray("questions");
+      l.questions().forEach(q -> a.add(question(q)));
+    } else if (r instanceof Reply.QuestionAnswered a) {
+      o.set("question", question(a.question()));
+      o.put("message", answeredLine(a.question()));
     } else if (r instanceof Reply.Acknowledged a) {
       o.put("message", a.message());
     } else if (r instanceof Reply.ShuttingDown s) {
@@ -497,6 +507,57 @@ public final class Wire {
     } else {
       throw new AssertionError(r);
     }
+    return o;
+  }
+
+  // ---- questions (Q16) ----
+
+  /** A question id as typed ({@code q-3} or {@code 3}); a one-line error names the bad text. */
+  public static dev.vigil.coordination.QuestionId questionId(String text) {
+    return dev.vigil.coordination.QuestionId.parse(text);
+  }
+
+  /** The states asked for: {@code all} true for every question, else the open ones. */
+  private static java.util.Set<dev.vigil.coordination.Question.State> questionStates(ObjectNode args) {
+    return args.path("all").asBoolean(false) ? java.util.Set.of()
+        : java.util.Set.of(dev.vigil.coordination.Question.State.OPEN);
+  }
+
+  /** The line that says an answer was recorded and what comes next. */
+  public static String answeredLine(dev.vigil.coordination.Question q) {
+    return q.id() + " answered '" + q.answer() + "'; the daemon applies it (vigil questions --all shows what it did)";
+  }
+
+  /**
+   * A question: {@code id}, {@code text}, {@code state}, {@code askedBy} (a run, or null when the daemon asked),
+   * {@code ticket}, {@code service}, {@code options} (each {@code name}, {@code label} and {@code actions}: each
+   * {@code action}, its one-line text, and {@code description}), {@code answer}, {@code outcome}, {@code reply}
+   * and the times ({@code askedAtMs}, {@code answeredAtMs}, {@code appliedAtMs}, 0 when not yet).
+   */
+  public static ObjectNode question(dev.vigil.coordination.Question q) {
+    ObjectNode o = JsonNodeFactory.instance.objectNode();
+    o.put("id", q.id().toString());
+    o.put("text", q.question().text());
+    o.put("state", q.state().name());
+    o.put("askedBy", q.question().askedBy() == null ? null : q.question().askedBy().toString());
+    o.put("ticket", q.question().ticket() == null ? null : q.question().ticket().toString());
+    o.put("service", q.question().service());
+    ArrayNode options = o.putArray("options");
+    for (dev.vigil.coordination.QuestionOption opt : q.question().options()) {
+      ObjectNode n = options.addObject();
+      n.put("name", opt.name());
+      n.put("label", opt.label());
+      ArrayNode actions = n.putArray("actions");
+      for (dev.vigil.coordination.Action a : opt.actions()) {
+        actions.addObject().put("action", a.encode()).put("description", a.describe());
+      }
+    }
+    o.put("answer", q.answer());
+    o.put("outcome", q.outcome());
+    o.set("reply", q.reply().map(Wire::payload).orElse(null));
+    o.put("askedAtMs", q.askedAtMs());
+    o.put("answeredAtMs", q.answeredAtMs());
+    o.put("appliedAtMs", q.appliedAtMs());
     return o;
   }
 

@@ -236,4 +236,19 @@ public sealed interface Command {
       LEAVE_WORKERS
     }
   }
+
+  /** Q16: the questions in any of {@code states} (all when empty), in id order. */
+  record Questions(java.util.Set<dev.vigil.coordination.Question.State> states) implements Command {
+    public Questions {
+      states = java.util.Set.copyOf(states);
+    }
+  }
+
+  /** Q16: records a person's answer (ANSWERED); the daemon applies it on its next step, never in this command. */
+  record Answer(dev.vigil.coordination.QuestionId question, String option) implements Command {
+    public Answer {
+      java.util.Objects.requireNonNull(question, "question");
+      java.util.Objects.requireNonNull(option, "option");
+    }
+  }
 }

@@ -48,6 +48,8 @@ final class Commands {
       return new Reply.StatusReport(status.status(nowMonoMs, nowWallMs, lifecycle.state()));
     } else if (command instanceof Command.ScheduleList) {
       return new Reply.Schedules(ctx.schedules.list());
+    } else if (command instanceof Command.Questions q) {
+      return new Reply.QuestionList(ctx.store.questions(q.states()));
     }
     Optional<Reply> read = Reads.answer(ctx.store, command);
     if (read.isPresent()) {
@@ -90,6 +92,8 @@ final class Commands {
         return new Reply.Denied("the daemon is shutting down: ticket " + h.ticket() + " is not started");
       }
       return scheduler.runByHand(h.ticket(), nowMonoMs, nowWallMs);
+    } else if (command instanceof Command.Answer a) {
+      return answer(a, nowWallMs);
     } else if (command instanceof Command.Pause) {
       return new Reply.Acknowledged((lifecycle.pause(true) ? "paused" : "already paused")
           + ": no new work is dispatched until resume or restart; running workers are untouched");
@@ -128,6 +132,21 @@ final class Commands {
     } catch (IllegalArgumentException e) {
       return Optional.of(new Reply.Invalid(e.getMessage()));
     }
+  }
+
+  /** Q16: records the answer only; the engine's next step applies it ({@link QuestionDesk}). */
+  private Reply answer(Command.Answer a, long nowWallMs) {
+    dev.vigil.coordination.Answering r = ctx.coordination.answer(a.question(), a.option(), nowWallMs);
+    if (r instanceof dev.vigil.coordination.Answering.Answered done) {
+      return new Reply.QuestionAnswered(done.question());
+    } else if (r instanceof dev.vigil.coordination.Answering.Denied d) {
+      return switch (d.reason()) {
+        case NOT_FOUND -> new Reply.NotFound("question " + a.question());
+        case ALREADY_ANSWERED -> new Reply.Denied(d.line(a.question(), a.option()));
+        case UNKNOWN_OPTION -> new Reply.Invalid(d.line(a.question(), a.option()));
+      };
+    }
+    throw new AssertionError(r);
   }
 
   private Reply submit(NewTicket n, long nowMonoMs, long nowWallMs) {

@@ -37,6 +37,8 @@ import java.util.Objects;
  *       {@code HelloCheck} and {@code Stopping} rules); park reaches workers at a safe point (Q9).
  *   <li>{@link Lifecycle}: the daemon's own {@link DaemonPhase}; idle shutdown through a quiesce
  *       round (S5); replacement never parks.
+ *   <li>{@link QuestionDesk}: questions for a person (Q16): asks about held tickets and given-up services,
+ *       and is the only place an answer is applied.
  *   <li>{@link StatusView}: status every {@code heartbeat} (D1) through the {@link StatusBoard}.
  *   <li>{@link Firing}: a look at the schedules at their next fire (Q15); the store decides and submits.
  * </ul>
@@ -54,6 +56,9 @@ public final class Engine {
   private final Lifecycle lifecycle;
   private final Commands commands;
   private final Firing firing;
+  private final QuestionDesk questions;
+  /** Something happened that may have held a ticket or answered a question (Q16): the desk looks at the next tick. */
+  private boolean questionsWanted = true;
   private long lastMonoMs;
   private long lastReconcileMonoMs;
   /** Something happened since the last dispatch that may have freed a slot or queued a ticket. */
@@ -78,6 +83,7 @@ public final class Engine {
     this.lifecycle = new Lifecycle(ctx, tasks, services, status);
     this.firing = new Firing(ctx, ctx.schedules);
     this.commands = new Commands(ctx, tasks, services, scheduler, lifecycle, status, firing);
+    this.questions = new QuestionDesk(ctx, services);
     this.lastMonoMs = nowMonoMs;
     this.lastReconcileMonoMs = nowMonoMs;
   }
@@ -129,6 +135,7 @@ public final class Engine {
         lastReconcileMonoMs = nowMonoMs;
         if (tasks.reconcile(false, nowMonoMs, nowWallMs)) {
           status.storeMayHaveChanged();
+          questionsWanted = true;
         }
       }
       boolean busy = busy(nowMonoMs);
@@ -147,6 +154,13 @@ public final class Engine {
       if (!lifecycle.shuttingDown() && firing.tick(nowWallMs)) { // Q15: due fires submit their tickets
         dispatchWanted = true;
         status.storeMayHaveChanged();
+      }
+      if (questionsWanted || freed) {
+        questionsWanted = false;
+        if (questions.step(nowMonoMs, nowWallMs)) { // Q16: asks about holds, applies answers
+          status.storeMayHaveChanged();
+          dispatchWanted = true;
+        }
       }
       if (lifecycle.dispatches() && (dispatchWanted || busy || freed || nowWallMs >= nextDueWallMs)) {
         dispatchWanted = false;
@@ -173,6 +187,9 @@ public final class Engine {
       return next;
     }
     next = Math.min(next, lastReconcileMonoMs + ctx.ms(Timeout.RECONCILE));
+    if (questionsWanted) {
+      return nowMonoMs;
+    }
     if (!lifecycle.shuttingDown()) {
       next = Math.min(next, firing.nextDeadlineMonoMs(nowMonoMs, nowWallMs)); // Q15: the next fire of a schedule
     }
@@ -222,6 +239,7 @@ public final class Engine {
     lifecycle.advance(nowMonoMs, nowWallMs);
     dispatchWanted = true; // the slot of a settled run is refilled at once
     firing.ticketMayHaveEnded();
+    questionsWanted = true;
   }
 
   /**
@@ -236,6 +254,7 @@ public final class Engine {
     advanceClock(nowMonoMs, nowWallMs);
     status.storeMayHaveChanged();
     dispatchWanted = true; // a hello may recover a run nobody supervised, and settle it
+    questionsWanted = true;
     if (lifecycle.stopped()) {
       return new ToWorker.AdoptDenied("the daemon is shutting down");
     }
@@ -263,6 +282,10 @@ public final class Engine {
       if (from instanceof WorkerKey.Task t) {
         tasks.onOutcomeReported(t.run());
       }
+    } else if (message instanceof WorkerMessage.Ask a) {
+      if (from instanceof WorkerKey.Task t && !lifecycle.stopped()) {
+        questions.onAsk(t.run(), a, nowWallMs); // Q16
+      }
     } else if (message instanceof WorkerMessage.Hello h) {
       throw new IllegalArgumentException("a hello goes to onHello, not onMessage: " + h);
     } else if (!(message instanceof WorkerMessage.Idle || message instanceof WorkerMessage.Progress)) {
@@ -284,6 +307,9 @@ public final class Engine {
     status.storeMayHaveChanged();
     dispatchWanted = true; // a submit, a release, an unpark, a resume...: dispatch at once
     firing.ticketMayHaveEnded(); // a cancel or a kill may let a waiting fire go
+    questionsWanted |= !(command instanceof Command.StatusQuery || command instanceof Command.ListTickets
+        || command instanceof Command.Show || command instanceof Command.ListRuns || command instanceof Command.Events
+        || command instanceof Command.Questions || command instanceof Command.ScheduleList); // an answer, a hold...: not a read
     if (command instanceof Command.Shutdown s) {
       lifecycle.shutdown(s.mode(), replyTo, nowMonoMs, nowWallMs);
     } else {

@@ -140,4 +140,10 @@ public sealed interface EngineEvent {
   record ShutdownAborted(String why) implements EngineEvent {}
 
   record ShutdownComplete(String how) implements EngineEvent {}
+
+  /** Q16: a question for a person was asked ({@code about}: the ticket or service, or empty). */
+  record QuestionAsked(String question, String about, String text) implements EngineEvent {}
+
+  /** Q16: an answered question was applied, its actions with it: {@code outcome} says what was done and skipped. */
+  record QuestionApplied(String question, String answer, String outcome) implements EngineEvent {}
 }

@@ -200,4 +200,18 @@ public sealed interface Reply {
       Objects.requireNonNull(what, "what");
     }
   }
+
+  /** Q16: the questions asked for, in id order. */
+  record QuestionList(List<dev.vigil.coordination.Question> questions) implements Reply {
+    public QuestionList {
+      questions = List.copyOf(questions);
+    }
+  }
+
+  /** Q16: the answer is recorded; the daemon applies it next. */
+  record QuestionAnswered(dev.vigil.coordination.Question question) implements Reply {
+    public QuestionAnswered {
+      java.util.Objects.requireNonNull(question, "question");
+    }
+  }
 }

@@ -78,7 +78,8 @@ final class ServiceLaunches {
   private void giveUp(Svc s, Adoption.Relaunch.Retry.GiveUp g, String why) {
     String note = g.why().why() + "; last: " + why;
     ctx.record(new EngineEvent.ServiceGivenUp(s.name(), note));
-    ctx.coordination.serviceGivenUp(s.name(), note, ctx.nowWallMs); // S1: reported in the event stream
+    dev.vigil.coordination.Event reported = ctx.coordination.serviceGivenUp(s.name(), note, ctx.nowWallMs); // S1
+    QuestionDesk.ask(ctx, DaemonQuestions.givenUp(s.name(), reported.id(), note), ctx.nowWallMs); // Q16
     table.transition(s, new ServicePhase.GivenUp(), note);
     g.survivor().ifPresent(id -> workers.signal(s.key(), id, Signal.TERM));
   }

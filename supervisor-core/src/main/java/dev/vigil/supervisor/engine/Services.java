@@ -274,6 +274,42 @@ final class Services {
     return new Reply.Acknowledged("service " + name + " is down");
   }
 
+  /**
+   * Q16's restart of a service: one with a worker is stopped as an operator's stop and launched again on this
+   * build; one without (down, waiting to restart, given up) starts as {@link #start} starts it.
+   */
+  Reply restart(String name, long nowMonoMs) {
+    Svc s = table.get(name).orElse(null);
+    if (s == null) {
+      return new Reply.NotFound("service " + name);
+    }
+    if (s.phase() instanceof ServicePhase.WithWorker) {
+      if (!(s.phase() instanceof ServicePhase.Stopping)) {
+        stops.begin(s, StopKind.OPERATOR, false, Then.RELAUNCH, nowMonoMs);
+      }
+      return new Reply.Acknowledged("service " + name + " restarting");
+    }
+    return start(name, nowMonoMs);
+  }
+
+  /**
+   * Q16's reset of a restart budget (S1): the service's failures are forgotten, while it is up or down and no
+   * earlier worker survives its stop; a given-up service stays given up (restart starts it).
+   */
+  Reply resetBudget(String name) {
+    Svc s = table.get(name).orElse(null);
+    if (s == null) {
+      return new Reply.NotFound("service " + name);
+    }
+    boolean settled = s.phase() instanceof ServicePhase.Up || s.phase() instanceof ServicePhase.Down;
+    if (!settled || s.relaunch.survivor().isPresent()) {
+      return new Reply.Denied("service " + name + " is " + s.phase().getClass().getSimpleName().toLowerCase(
+          java.util.Locale.ROOT) + ": its restart budget is left as it is");
+    }
+    s.relaunch = Adoption.Relaunch.start(RestartBudget.fresh(ctx.restartPolicy));
+    return new Reply.Acknowledged("service " + name + ": restart budget reset");
+  }
+
   /** The idle-shutdown stop of one service whose worker quiesced (S5): no signal follows; a stop in progress stays. */
   void stopIdle(String name, long nowMonoMs) {
     stops.stopIdle(name, nowMonoMs);

@@ -55,4 +55,14 @@ public sealed interface ToWorker {
       }
     }
   }
+
+  /**
+   * Q16: the answer to the worker's question {@code seq}, once applied: the chosen option and its reply
+   * value as JSON text ({@code null} when it has none).
+   */
+  record Answer(long seq, String option, String reply) implements ToWorker {
+    public Answer {
+      java.util.Objects.requireNonNull(option, "option");
+    }
+  }
 }

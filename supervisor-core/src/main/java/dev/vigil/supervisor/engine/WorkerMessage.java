@@ -78,4 +78,19 @@ public sealed interface WorkerMessage {
       Objects.requireNonNull(verdict, "verdict");
     }
   }
+
+  /**
+   * The worker asks a person (Q16): its {@code seq}-th question within its run (asked again, with the same
+   * number, after every reconnect).
+   */
+  record Ask(long seq, String text, java.util.List<dev.vigil.coordination.QuestionOption> options)
+      implements WorkerMessage {
+    public Ask {
+      Objects.requireNonNull(text, "text");
+      options = java.util.List.copyOf(options);
+      if (seq < 1) {
+        throw new IllegalArgumentException("seq (" + seq + ") must be >= 1");
+      }
+    }
+  }
 }

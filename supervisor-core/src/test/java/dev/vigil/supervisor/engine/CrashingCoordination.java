@@ -54,6 +54,8 @@ final class CrashingCoordination implements Coordination {
   private boolean down;
   private boolean readsFail;
   private String lastFailure;
+  /** Q16: how often the store granted each question's apply (committed, whether or not the daemon saw it). */
+  private final java.util.Map<dev.vigil.coordination.QuestionId, Integer> applies = new java.util.TreeMap<>();
 
   CrashingCoordination(Coordination inner) {
     this.inner = inner;
@@ -110,6 +112,11 @@ final class CrashingCoordination implements Coordination {
     return lastFailure;
   }
 
+  /** Q16: each question's granted applies so far. */
+  java.util.Map<dev.vigil.coordination.QuestionId, Integer> applies() {
+    return java.util.Collections.unmodifiableMap(applies);
+  }
+
   boolean armed() {
     return countdown > 0;
   }
@@ -156,6 +163,22 @@ final class CrashingCoordination implements Coordination {
   /** The store's queries, failing while the store fails (unless it opened). */
   private Store failingReads(Store s) {
     return new Store() {
+      @Override
+      public java.util.Optional<dev.vigil.coordination.Question> question(dev.vigil.coordination.QuestionId id) {
+        return query("question", () -> s.question(id));
+      }
+
+      @Override
+      public java.util.Optional<dev.vigil.coordination.Question> questionByKey(String key) {
+        return query("questionByKey", () -> s.questionByKey(key));
+      }
+
+      @Override
+      public java.util.List<dev.vigil.coordination.Question> questions(
+          java.util.Set<dev.vigil.coordination.Question.State> states) {
+        return query("questions", () -> s.questions(states));
+      }
+
       @Override
       public java.util.Optional<dev.vigil.coordination.Ticket> ticket(TicketId id) {
         return query("ticket", () -> s.ticket(id));
@@ -345,5 +368,26 @@ final class CrashingCoordination implements Coordination {
   @Override
   public boolean unparkLane(Lane lane) {
     return verb("unparkLane", () -> inner.unparkLane(lane));
+  }
+
+  @Override
+  public dev.vigil.coordination.Asking ask(dev.vigil.coordination.NewQuestion question, long nowMs) {
+    return verb("ask", () -> inner.ask(question, nowMs));
+  }
+
+  @Override
+  public dev.vigil.coordination.Answering answer(dev.vigil.coordination.QuestionId id, String option, long nowMs) {
+    return verb("answer", () -> inner.answer(id, option, nowMs));
+  }
+
+  @Override
+  public dev.vigil.coordination.Applying applyAnswer(dev.vigil.coordination.QuestionId id, long nowMs) {
+    return verb("applyAnswer", () -> {
+      dev.vigil.coordination.Applying a = inner.applyAnswer(id, nowMs);
+      if (a instanceof dev.vigil.coordination.Applying.Applied) {
+        applies.merge(id, 1, Integer::sum);
+      }
+      return a;
+    });
   }
 }

@@ -783,6 +783,8 @@ final class SimWorld {
         send(w, a.decision() instanceof WorkGate.Answer.Busy b ? new WorkerMessage.Busy(b.work()) : new WorkerMessage.Quiesced());
       } else if (m instanceof ToWorker.Release) {
         // a task worker's gate never closes: it always has work
+      } else if (m instanceof ToWorker.Answer) {
+        w.laws.violated("Q16: an answer sent to a worker that asked nothing: " + run);
       } else if (m instanceof ToWorker.Stop s) {
         stopSeen = s.kind();
         if (s.kind() == StopKind.IDLE_SHUTDOWN) {

@@ -14,6 +14,8 @@ import dev.vigil.coordination.RunId;
 import dev.vigil.coordination.RunQuery;
 import dev.vigil.coordination.RunSpec;
 import dev.vigil.coordination.RunState;
+import dev.vigil.coordination.Question;
+import dev.vigil.coordination.QuestionId;
 import dev.vigil.coordination.Snapshot;
 import dev.vigil.coordination.StopIntent;
 import dev.vigil.coordination.Ticket;
@@ -176,7 +178,14 @@ final class Simulation {
      * per step, the same chance that the daemon dies at its next look at them, before it commits or
      * after (it never saw what it decided).
      */
-    SCHEDULE
+    SCHEDULE,
+    /**
+     * An operator answers an open question (Q16): one the daemon asked about a held ticket or a given-up
+     * service; one answer in ten names an option the question does not offer, one in twenty a question that
+     * does not exist. Every answer is recorded by the command alone and applied exactly once by a daemon,
+     * whatever crashes fall between (counted at the store: {@link CrashingCoordination#applies()}).
+     */
+    ANSWER
   }
 
   /** A mix of events; {@code steps} faulty steps, then the quiet phase. */
@@ -201,14 +210,15 @@ final class Simulation {
         Knob.LAUNCH_CRASH, 1, Knob.NEW_BUILD, 30, Knob.PARK, 3, Knob.SERVICE_CONTROL, 3, Knob.PAUSE, 2,
         Knob.SHUTDOWN_IDLE, 2, Knob.SHUTDOWN_STOP, 1, Knob.WALL_JUMP, 2, Knob.MONO_JUMP, 1, Knob.LEAP, 3,
         Knob.SERVICES, 60, Knob.SERVICE_WORK, 8, Knob.SERVICE_CRASH, 25, Knob.LAUNCH_FAILURE, 2, Knob.HOLD, 2,
-        Knob.LOCK_LOSS, 2, Knob.TIMEOUT, 10, Knob.KILL, 2, Knob.STORE_OUTAGE, 1, Knob.AFTER, 10);
+        Knob.LOCK_LOSS, 2, Knob.TIMEOUT, 10, Knob.KILL, 2, Knob.STORE_OUTAGE, 1, Knob.AFTER, 10, Knob.ANSWER, 4);
     /**
      * Daemon crashes and store outages at every kind of point, one build: restarts must keep live
      * workers (Q11, D4, D5).
      */
     static final Profile CRASHES = of("CRASHES", Knob.SUBMIT, 22, Knob.KILL_WORKER, 1, Knob.CRASH, 5,
         Knob.VERB_CRASH, 6, Knob.LAUNCH_CRASH, 2, Knob.SERVICE_CONTROL, 1, Knob.SERVICES, 50, Knob.SERVICE_WORK, 6,
-        Knob.SERVICE_CRASH, 10, Knob.HOLD, 1, Knob.LOCK_LOSS, 1, Knob.TIMEOUT, 10, Knob.KILL, 2, Knob.STORE_OUTAGE, 2);
+        Knob.SERVICE_CRASH, 10, Knob.HOLD, 1, Knob.LOCK_LOSS, 1, Knob.TIMEOUT, 10, Knob.KILL, 2, Knob.STORE_OUTAGE, 2,
+        Knob.ANSWER, 8);
     /** Builds change at many boots (S6). */
     static final Profile BUILDS = of("BUILDS", Knob.SUBMIT, 20, Knob.KILL_WORKER, 1, Knob.CRASH, 4, Knob.VERB_CRASH, 2,
         Knob.LAUNCH_CRASH, 1, Knob.NEW_BUILD, 60, Knob.PARK, 1, Knob.SERVICE_CONTROL, 1, Knob.SHUTDOWN_IDLE, 1,
@@ -1046,6 +1056,9 @@ final class Simulation {
     if (profile.pct(Knob.KILL) > 0 && up() && rng.nextInt(100) < profile.pct(Knob.KILL)) {
       kill();
     }
+    if (up() && rng.nextInt(100) < profile.pct(Knob.ANSWER)) {
+      answer();
+    }
     if (up() && rng.nextInt(100) < profile.pct(Knob.PAUSE)) {
       command(rng.nextBoolean() ? new Command.Pause() : new Command.Resume());
     }
@@ -1298,6 +1311,43 @@ final class Simulation {
     }
   }
 
+  /** Q16: an operator answers an open question; the answer alone changes no ticket, run, lease or lane. */
+  private void answer() {
+    List<Question> open = law.questions(Set.of(Question.State.OPEN));
+    int x = rng.nextInt(20);
+    if (open.isEmpty() || x == 0) {
+      QuestionId missing = new QuestionId(law.questions(Set.of()).size() + 1 + rng.nextInt(5));
+      Reply r = command(new Command.Answer(missing, "retry"));
+      if (r != null) {
+        expect(r instanceof Reply.NotFound, "an answer to no question is refused as not found", r);
+        seen.saw("answer to no question");
+      }
+      return;
+    }
+    Question q = open.get(rng.nextInt(open.size()));
+    List<String> names = q.optionNames();
+    String option = x <= 2 ? "banana" : names.get(rng.nextInt(names.size()));
+    Snapshot before = law.snapshot();
+    Reply r = command(new Command.Answer(q.id(), option));
+    if (r == null) {
+      return;
+    }
+    if (option.equals("banana")) {
+      expect(r instanceof Reply.Invalid, "an answer with an option the question does not offer is refused", r);
+      seen.saw("answer refused: no such option");
+    } else if (r instanceof Reply.QuestionAnswered a) {
+      expect(a.question().answer().equals(option), "the answer is recorded as given", r);
+      seen.saw("answer recorded: " + option);
+    } else {
+      expect(r instanceof Reply.Denied && law.question(q.id()).orElseThrow().state() != Question.State.OPEN,
+          "an answer is refused only when one was recorded before", r);
+    }
+    Snapshot after = law.snapshot();
+    expect(before.tickets().equals(after.tickets()) && before.runs().equals(after.runs())
+        && before.leases().equals(after.leases()) && before.parkedLanes().equals(after.parkedLanes()),
+        "Q16: the deputy's answer acts on nothing", r);
+  }
+
   /** {@code vigil run TICKET} (Q8): granted only for a READY, unparked, due ticket, and the run is marked. */
   private void handStart(TicketId t) {
     Reply status = command(new Command.StatusQuery());
@@ -1495,6 +1545,7 @@ final class Simulation {
       if (resting()) {
         seen.saw("every ticket settled");
         dependencies();
+        questionsSettled();
         return;
       }
     }
@@ -1536,6 +1587,35 @@ final class Simulation {
     }
   }
 
+  /**
+   * Q16 once faults stopped: a daemon that is up has applied every answered question (one answered before a
+   * crash too, after the restart) and has asked about every held ticket.
+   */
+  private void questionsSettled() {
+    for (int i = 0; i < 3 && inc != null && inc.engine != null; i++) {
+      advanceClock(1_000);
+      world.step();
+      store();
+      tick();
+    }
+    if (inc == null || inc.engine == null || inc.shutdownPending) {
+      return;
+    }
+    List<Question> answered = law.questions(Set.of(Question.State.ANSWERED));
+    if (!answered.isEmpty()) {
+      violated("Q16: a daemon is up and questions stay answered, not applied: " + answered);
+    }
+    for (Ticket t : law.tickets(TicketQuery.all().inState(TicketState.HELD))) {
+      if (t.heldFor() == null && law.questionByKey(DaemonQuestions.heldKey(t, law.runsOf(t.id()).size())).isEmpty()) {
+        violated("Q16: a daemon is up and asked nothing about held ticket " + t.id());
+      }
+    }
+    long applied = law.questions(Set.of(Question.State.APPLIED)).size();
+    if (applied > 0) {
+      seen.saw("questions applied");
+    }
+  }
+
   private static boolean restingState(TicketState s) {
     return s == TicketState.SUCCEEDED || s == TicketState.FAILED || s == TicketState.HELD || s == TicketState.CANCELLED;
   }
@@ -1558,6 +1638,11 @@ final class Simulation {
 
   private void check() {
     checkSchedules();
+    for (Map.Entry<QuestionId, Integer> a : coordination.applies().entrySet()) {
+      if (a.getValue() > 1) {
+        violated("Q16 applied once: question " + a.getKey() + " was applied " + a.getValue() + " times");
+      }
+    }
     Snapshot now = law.snapshot();
     List<String> broken = CoordinationInvariants.violations(now);
     if (!broken.isEmpty()) {

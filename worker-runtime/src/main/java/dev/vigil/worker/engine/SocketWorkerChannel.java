@@ -145,6 +145,8 @@ public final class SocketWorkerChannel implements WorkerChannel {
       return p.send(new Message.Quiesce());
     } else if (message instanceof ToWorker.Release) {
       return p.send(new Message.Release());
+    } else if (message instanceof ToWorker.Answer a) {
+      return p.send(new Message.Answer(a.seq(), a.option(), a.reply()));
     } else if (message instanceof ToWorker.Stop s) {
       if (s.kind() == StopKind.IDLE_SHUTDOWN) {
         return p.send(new Message.Stop(s.graceMs()));

@@ -149,6 +149,12 @@ final class Host {
   private boolean reporting;
   private boolean exiting;
   private volatile boolean selfExit;
+  /** The number of the run's last question (Q16), counting from 1. */
+  private long askSeq;
+  /** Questions asked and not yet answered, by number: asked again after every welcome. */
+  private final java.util.SortedMap<Long, Message.Ask> pendingAsks = new java.util.TreeMap<>();
+  /** Answers that came for pending questions, by number. */
+  private final java.util.Map<Long, Message.Answer> answers = new java.util.HashMap<>();
 
   Host(WorkerArgs args, String token) {
     this(args, token, RunSettings.NONE);
@@ -474,6 +480,13 @@ final class Host {
       onRelease();
     } else if (m instanceof Message.Stop s) {
       onIdleStop(s.graceMs());
+    } else if (m instanceof Message.Answer a) {
+      synchronized (this) {
+        if (pendingAsks.containsKey(a.seq())) {
+          answers.put(a.seq(), a);
+          notifyAll();
+        }
+      }
     } else if (m instanceof Message.Error e) {
       HostLog.info("daemon refused a frame: " + e.reason());
     } else if (!(m instanceof Message.Capabilities || m instanceof Message.Reply)) {
@@ -499,6 +512,11 @@ final class Host {
       HostLog.info("supervisor back (build " + w.build() + ")");
     }
     sendWorkState();
+    List<Message.Ask> again;
+    synchronized (this) {
+      again = List.copyOf(pendingAsks.values());
+    }
+    again.forEach(this::send); // Q16: the same numbers name the same questions to this daemon
   }
 
   private void onAdoptDenied(String reason) {
@@ -887,6 +905,48 @@ final class Host {
     public void progress(String message, double fraction) {
       Message.Progress p = new Message.Progress(message, OptionalDouble.of(fraction));
       control.execute(() -> sendIfWelcomed(p));
+    }
+
+    @Override
+    public Optional<dev.vigil.worker.Question.Answer> ask(dev.vigil.worker.Question question)
+        throws InterruptedException {
+      if (args.session().isPresent()) {
+        throw new UnsupportedOperationException("a service's worker cannot ask a person; a task's worker can");
+      }
+      // refused here, with the reason, rather than by the daemon: the same checks it makes
+      dev.vigil.coordination.NewQuestion.byWorker(dev.vigil.coordination.RunId.parse(args.run()), "run", question.text(),
+          question.options());
+      Message.Ask m;
+      synchronized (Host.this) {
+        m = new Message.Ask(++askSeq, question.text(), question.options());
+        pendingAsks.put(m.seq(), m);
+      }
+      HostLog.info("asked a person (question " + m.seq() + " of this run): " + question.text());
+      control.execute(() -> sendIfWelcomed(m));
+      Message.Answer a;
+      synchronized (Host.this) {
+        try {
+          while (!answers.containsKey(m.seq())) {
+            if (stopRequested) {
+              return Optional.empty();
+            }
+            Host.this.wait();
+          }
+          a = answers.remove(m.seq());
+        } finally {
+          pendingAsks.remove(m.seq());
+          answers.remove(m.seq());
+        }
+      }
+      HostLog.info("answered (question " + m.seq() + "): " + a.option());
+      JsonNode value;
+      try {
+        value = a.reply() == null ? com.fasterxml.jackson.databind.node.NullNode.getInstance()
+            : dev.vigil.worker.internal.Json.parse(a.reply().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      } catch (java.io.IOException e) {
+        throw new IllegalStateException("the daemon's answer is not JSON: " + e.getMessage(), e);
+      }
+      return Optional.of(new dev.vigil.worker.Question.Answer(a.option(), value));
     }
 
     @Override

@@ -62,6 +62,14 @@ final class Codec {
       if (r.outcome() instanceof Outcome.Stalled s) {
         n.put("untilMs", s.untilMs());
       }
+    } else if (m instanceof Message.Ask a) {
+      n.put("seq", a.seq()).put("text", a.text()).put("options", dev.vigil.coordination.QuestionOption.encodeAll(
+          a.options()));
+    } else if (m instanceof Message.Answer a) {
+      n.put("seq", a.seq()).put("option", a.option());
+      if (a.reply() != null) {
+        n.put("reply", a.reply());
+      }
     } else if (m instanceof Message.ClientHello h) {
       n.put("version", h.version()).put("build", h.build()).put("protocol", h.protocol()).put("interactive", h.interactive());
     } else if (m instanceof Message.Command c) {
@@ -146,6 +154,7 @@ final class Codec {
       case "progress" -> new Message.Progress(text(op, n, "message"), fraction(op, n));
       case "outcome" -> new Message.OutcomeReport(outcome(op, n));
       case "quiesced" -> new Message.Quiesced();
+      case "ask" -> new Message.Ask(positive(op, n, "seq"), text(op, n, "text"), options(op, n));
       case "shutdown" -> new Message.Shutdown(bool(op, n, "ifIdle"));
       default -> {
         if (!Message.Command.OPS.contains(op)) {
@@ -180,6 +189,8 @@ final class Codec {
       case "capabilities" -> new Message.Capabilities(strings(op, n, "capabilities"), text(op, n, "build"),
           text(op, n, "version"), integral(op, n, "protocol"), positive(op, n, "pid"));
       case "reply" -> new Message.Reply(n);
+      case "answer" -> new Message.Answer(positive(op, n, "seq"), text(op, n, "option"),
+          n.hasNonNull("reply") ? text(op, n, "reply") : null);
       case "error" -> new Message.Error(text(op, n, "reason"));
       default -> throw new IllegalArgumentException("unknown op '" + cut(op) + "'");
     };
@@ -277,6 +288,16 @@ final class Codec {
       throw bad(op, "field '" + field + "' must be an integer");
     }
     return f.longValue();
+  }
+
+  /** The options of an {@code ask}: the text of {@code QuestionOption.encodeAll}. */
+  private static List<dev.vigil.coordination.QuestionOption> options(String op, ObjectNode n) {
+    String text = text(op, n, "options");
+    try {
+      return dev.vigil.coordination.QuestionOption.decodeAll(text);
+    } catch (IllegalArgumentException e) {
+      throw bad(op, "field 'options': " + e.getMessage());
+    }
   }
 
   private static long positive(String op, ObjectNode n, String field) {

@@ -119,6 +119,26 @@ public sealed interface Message {
     }
   }
 
+  /**
+   * {@code ask{seq, text, options}}: the worker asks a person (Q16); {@code seq} numbers its questions from 1
+   * within its run, so that asking again after a reconnect names the same question. {@code options} is the
+   * text of {@code QuestionOption.encodeAll}.
+   */
+  record Ask(long seq, String text, List<dev.vigil.coordination.QuestionOption> options) implements FromWorker {
+    public Ask {
+      Objects.requireNonNull(text, "text");
+      options = List.copyOf(options);
+      if (seq < 1) {
+        throw new IllegalArgumentException("seq (" + seq + ") must be >= 1");
+      }
+    }
+
+    @Override
+    public String op() {
+      return "ask";
+    }
+  }
+
   // ------------------------------------------------------------------ client → daemon
 
   /** {@code hello{version, build, protocol, interactive}}: a control client introduces itself. */
@@ -147,7 +167,7 @@ public sealed interface Message {
     public static final Set<String> OPS = Set.of("submit", "submit-all", "status", "list", "runs", "show", "park",
         "unpark", "hold", "release", "cancel", "run", "pause", "resume", "start-service", "stop-service",
         "kill", "retry", "events", "store-check", "store-backup", "restart",
-        "schedule-add", "schedule-list", "schedule-pause", "schedule-resume", "schedule-rm");
+        "schedule-add", "schedule-list", "schedule-pause", "schedule-resume", "schedule-rm", "questions", "answer");
 
     /** The longest frame the daemon reads, bytes (a command must fit in one, with its envelope). */
     public static final int MAX_FRAME_BYTES = FrameIO.MAX_FRAME;
@@ -187,6 +207,21 @@ public sealed interface Message {
     @Override
     public String op() {
       return "welcome";
+    }
+  }
+
+  /**
+   * {@code answer{seq, option, reply?}}: the daemon applied the answer to the worker's question {@code seq}
+   * (Q16); {@code reply} is the chosen option's value as JSON text, absent when it has none.
+   */
+  record Answer(long seq, String option, String reply) implements FromDaemon {
+    public Answer {
+      Objects.requireNonNull(option, "option");
+    }
+
+    @Override
+    public String op() {
+      return "answer";
     }
   }
 

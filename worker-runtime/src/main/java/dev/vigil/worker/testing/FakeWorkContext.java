@@ -120,6 +120,11 @@ public final class FakeWorkContext implements WorkContext {
   /** On the manual clock: the deadlines the type's threads wait for, with how many wait for each. */
   private final java.util.TreeMap<Long, Integer> waitingUntil = new java.util.TreeMap<>();
   private RunExit processEnd;
+  /** Questions the type asked (Q16), in order; the ones not yet answered are {@link #pendingAsks}. */
+  private final List<dev.vigil.worker.Question> asked = new ArrayList<>();
+  private final java.util.ArrayDeque<dev.vigil.worker.Question> pendingAsks = new java.util.ArrayDeque<>();
+  private final java.util.Map<dev.vigil.worker.Question, dev.vigil.worker.Question.Answer> answered =
+      new java.util.IdentityHashMap<>();
   private boolean started;
 
   private FakeWorkContext(Builder b, Path runDirectory) {
@@ -622,6 +627,80 @@ public final class FakeWorkContext implements WorkContext {
   private synchronized void record(Progress p) {
     progress.add(p);
     notifyAll();
+  }
+
+  /**
+   * Asks as the worker host does (Q16): the question is checked as the daemon checks it (a service's
+   * context cannot ask), recorded, and the call waits until the test {@link #answer}s it, or a stop is
+   * requested (empty).
+   */
+  @Override
+  public Optional<dev.vigil.worker.Question.Answer> ask(dev.vigil.worker.Question question)
+      throws InterruptedException {
+    if (session.isPresent()) {
+      throw new UnsupportedOperationException("a service's worker cannot ask a person; a task's worker can");
+    }
+    dev.vigil.coordination.NewQuestion.byWorker(dev.vigil.coordination.RunId.parse(runId()), "run", question.text(),
+        question.options());
+    synchronized (this) {
+      asked.add(question);
+      pendingAsks.add(question);
+      notifyAll();
+      try {
+        while (!answered.containsKey(question)) {
+          if (stopRequested) {
+            return Optional.empty();
+          }
+          wait();
+        }
+        return Optional.of(answered.remove(question));
+      } finally {
+        pendingAsks.remove(question);
+      }
+    }
+  }
+
+  /** Every question the type asked, in order. */
+  public synchronized List<dev.vigil.worker.Question> questions() {
+    return List.copyOf(asked);
+  }
+
+  /** Waits until the type waits for an answer; returns that question. */
+  public dev.vigil.worker.Question awaitQuestion(Duration timeout) throws InterruptedException, TimeoutException {
+    awaitState(() -> !pendingAsks.isEmpty(), timeout, () -> "a question from the worker type");
+    synchronized (this) {
+      return pendingAsks.peek();
+    }
+  }
+
+  /**
+   * Answers the oldest waiting question with its option {@code option}, as a person and the daemon would: the
+   * type's {@link #ask} returns that option's value.
+   *
+   * @throws IllegalStateException when no question waits
+   * @throws IllegalArgumentException when the question has no such option
+   */
+  public synchronized void answer(String option) {
+    dev.vigil.worker.Question q = pendingAsks.peek();
+    if (q == null) {
+      throw new IllegalStateException("no question waits for an answer");
+    }
+    dev.vigil.coordination.QuestionOption o = q.options().stream().filter(x -> x.name().equals(option)).findFirst()
+        .orElseThrow(() -> new IllegalArgumentException("the question has no option '" + option + "' (options: "
+            + q.options().stream().map(dev.vigil.coordination.QuestionOption::name).toList() + ")"));
+    String reply = o.reply();
+    answered.put(q, new dev.vigil.worker.Question.Answer(option, reply == null
+        ? com.fasterxml.jackson.databind.node.NullNode.getInstance() : dev.vigil.worker.JsonBinding.toJson(
+            readTree(reply))));
+    notifyAll();
+  }
+
+  private static JsonNode readTree(String json) {
+    try {
+      return new com.fasterxml.jackson.databind.ObjectMapper().readTree(json);
+    } catch (java.io.IOException e) {
+      throw new IllegalArgumentException("not JSON: " + json, e);
+    }
   }
 
   @Override

@@ -30,7 +30,11 @@ class CodecTest {
       new Message.ClientHello("0.1.0", "b1", 1, true),
       new Message.Command("submit", Json.object().put("lane", "default")),
       new Message.Command("release", Json.object().put("ticket", "t-3")),
-      new Message.Shutdown(true));
+      new Message.Shutdown(true),
+      new Message.Ask(1, "Deploy?", List.of(new dev.vigil.coordination.QuestionOption("yes", "deploy it",
+          List.of(new dev.vigil.coordination.Action.Reply("{\"deploy\":true}"),
+              new dev.vigil.coordination.Action.ParkLane(dev.vigil.coordination.Lane.DEFAULT))),
+          new dev.vigil.coordination.QuestionOption("no", "", List.of()))));
 
   static final List<Message.FromDaemon> FROM_DAEMON = List.of(
       new Message.Welcome("b1", true),
@@ -41,7 +45,9 @@ class CodecTest {
       new Message.Stop(10_000),
       new Message.Capabilities(List.of("idle_shutdown"), "b1", "0.1.0", 1, 4242),
       new Message.Reply(Json.object().put("ticket", "t-9")),
-      new Message.Error("nope"));
+      new Message.Error("nope"),
+      new Message.Answer(1, "yes", "{\"deploy\":true}"),
+      new Message.Answer(2, "no", null));
 
   @Test
   void everyFrameRoundTrips_asOneLineWithVersionAndOp() {
