@@ -52,21 +52,24 @@ public record QuestionPlan(List<Step> steps) {
                                     Set<Lane> parkedLanes) {
     List<Step> out = new ArrayList<>(actions.size());
     for (Action a : actions) {
-      out.add(step(a, a.ticket() == null ? Optional.empty() : tickets.apply(a.ticket()), parkedLanes));
+      Optional<Ticket> t = a.ticket() == null ? Optional.empty() : tickets.apply(a.ticket());
+      List<Ticket> prerequisites = t.map(x -> x.after().stream().map(tickets).flatMap(Optional::stream).toList())
+          .orElse(List.of());
+      out.add(step(a, t, prerequisites, parkedLanes));
     }
     return new QuestionPlan(out);
   }
 
-  private static Step step(Action a, Optional<Ticket> t, Set<Lane> parkedLanes) {
+  private static Step step(Action a, Optional<Ticket> t, List<Ticket> prerequisites, Set<Lane> parkedLanes) {
     if (a instanceof Action.Release r) {
-      Optional<Control.Reason> denial = Denials.release(t, OptionalInt.of(r.moreAttempts()));
+      Optional<Control.Reason> denial = Denials.release(t, OptionalInt.of(r.moreAttempts()), prerequisites);
       return denial.isEmpty() ? new Step.Done(a) : new Step.Skipped(a, why(r.ticket(), t, denial.get()));
     } else if (a instanceof Action.Cancel c) {
       Optional<Control.Reason> denial = Denials.cancel(t);
       return denial.isEmpty() ? new Step.Done(a) : new Step.Skipped(a, why(c.ticket(), t, denial.get()));
     } else if (a instanceof Action.RetryNow r) {
       if (t.isPresent() && t.get().state() == TicketState.HELD) {
-        Optional<Control.Reason> denial = Denials.release(t);
+        Optional<Control.Reason> denial = Denials.release(t, OptionalInt.empty(), prerequisites);
         return denial.isEmpty() ? new Step.Done(a) : new Step.Skipped(a, why(r.ticket(), t, denial.get()));
       } else if (t.isPresent() && t.get().state() == TicketState.READY) {
         return new Step.Done(a);
@@ -95,7 +98,7 @@ public record QuestionPlan(List<Step> steps) {
       case NOT_HELD -> id + " is not held (" + t.orElseThrow().state().name().toLowerCase(java.util.Locale.ROOT)
           + ")";
       case ATTEMPTS_LIMIT -> id + " would be allowed more than " + NewTicket.MAX_ATTEMPTS + " attempts";
-      case WAITING -> id + " is held for " + t.orElseThrow().heldFor() + ", which must go on first";
+      case WAITING -> id + " waits for a task that has not succeeded (" + t.orElseThrow().after() + ")";
     };
   }
 

@@ -424,6 +424,8 @@ final class Simulation {
   private final Set<RunId> readopted = new HashSet<>();
   /** The task runs whose workers a restart left running, until the next boot recovered them (D4). */
   private final Set<RunId> restartLeft = new HashSet<>();
+  /** Services an answered question restarts or stops (Q16): the daemon that applies it stops them as an operator would. */
+  private final Set<String> answeredServiceStops = new HashSet<>();
   /** Whether the daemon that stops now was stopped by a restart. */
   private boolean restarted;
   /** Runs settled so far: each exactly once (C8, Q13), across every incarnation. */
@@ -1338,6 +1340,12 @@ final class Simulation {
     } else if (r instanceof Reply.QuestionAnswered a) {
       expect(a.question().answer().equals(option), "the answer is recorded as given", r);
       seen.saw("answer recorded: " + option);
+      for (dev.vigil.coordination.Action act : a.question().chosen().orElseThrow().actions()) {
+        if (act instanceof dev.vigil.coordination.Action.RestartService
+            || act instanceof dev.vigil.coordination.Action.StopService) {
+          answeredServiceStops.add(act.service()); // applied by this daemon or a later one: an operator's stop
+        }
+      }
     } else {
       expect(r instanceof Reply.Denied && law.question(q.id()).orElseThrow().state() != Question.State.OPEN,
           "an answer is refused only when one was recorded before", r);
@@ -1882,7 +1890,8 @@ final class Simulation {
       boolean ok = switch (kind) {
         case LOST -> w == null || !w.build.equals(i.build)
             || (!w.welcomedBy.contains(i.n) && world.monoMs - i.bootMono >= TIMEOUTS.ms(Timeout.LAUNCH_HANDOFF));
-        case OPERATOR -> i.stopWorkers || i.serviceStops.contains(s.service());
+        case OPERATOR -> i.stopWorkers || i.serviceStops.contains(s.service())
+            || answeredServiceStops.contains(s.service());
         case IDLE_SHUTDOWN -> i.roundStopAll && (w == null || w.answeredQuiesced);
         case PARK, TIMEOUT, KILL -> false;
       };
