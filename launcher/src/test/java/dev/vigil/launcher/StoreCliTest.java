@@ -113,7 +113,9 @@ class StoreCliTest {
         Files.copy(pristine, store, StandardCopyOption.REPLACE_EXISTING);
         overwriteBlock(store, b * 4096);
         StoreCheck c = H2Maintenance.check(store);
-        if (c.problems().stream().anyMatch(p -> p.kind() == StoreCheck.Kind.UNREADABLE && p.what().contains("TICKETS"))) {
+        // the tasks' rows themselves, not the schema's records (then every rule naming the table is unreadable too)
+        if (c.problems().stream().anyMatch(p -> p.kind() == StoreCheck.Kind.UNREADABLE
+            && p.what().contains("(table TICKETS)"))) {
           return;
         }
       }

@@ -307,16 +307,17 @@ class VigilFacadeTest {
       assertEquals(List.of(TicketState.READY, 2, 5), List.of(queued.state(), queued.maxAttempts(), queued.priority()));
       assertThrows(IllegalArgumentException.class, () -> v.submit(NewTicket.of(new Lane("nope"), "command", "{}")));
 
-      waitFor(() -> events.size() >= 6);
+      waitFor(() -> withoutQuestions(events).size() >= 6);
+      List<VigilEvent> moves = withoutQuestions(events); // a held ticket may also be asked about (Q16) before it moves on
       assertEquals(List.of("Held " + later, "Cancelled " + later, "Settled " + r.ticket().id(), "Held " + other,
               "Cancelled " + other, "Settled " + fromHeld.ticket().id()),
-          events.stream().map(e -> e.getClass().getSimpleName() + " " + ticketOf(e)).toList(),
+          moves.stream().map(e -> e.getClass().getSimpleName() + " " + ticketOf(e)).toList(),
           "holds, cancellations and settlements are reported, each once; the other verbs report nothing");
       assertOrderedWithoutGaps(events);
-      VigilEvent.Cancelled byCancel = (VigilEvent.Cancelled) events.get(1);
+      VigilEvent.Cancelled byCancel = (VigilEvent.Cancelled) moves.get(1);
       assertEquals("cancelled by an operator", byCancel.note());
       assertEquals(null, byCancel.run());
-      assertEquals("retried as " + fromHeld.ticket().id(), ((VigilEvent.Cancelled) events.get(4)).note());
+      assertEquals("retried as " + fromHeld.ticket().id(), ((VigilEvent.Cancelled) moves.get(4)).note());
     }
   }
 
@@ -346,8 +347,9 @@ class VigilFacadeTest {
       Ticket timedOut = v.await(slow, LONG);
       assertEquals(TicketState.HELD, timedOut.state(), "its only attempt spent by the time limit (Q1, Q12)");
 
-      List<VigilEvent> got = take(events, 6);
+      List<VigilEvent> got = take(events, 8); // and the two holds asked about (Q16)
       assertOrderedWithoutGaps(got);
+      assertEquals(2, count(got, VigilEvent.Asked.class, null));
       VigilEvent.Killed ke = (VigilEvent.Killed) got.stream().filter(VigilEvent.Killed.class::isInstance)
           .findFirst().orElseThrow();
       assertEquals(k.run().id(), ke.run());
@@ -461,7 +463,7 @@ class VigilFacadeTest {
             .forEach(settled::add);
       }
       assertEquals(8, settled.size(), "one run per ticket settled: " + settled);
-      int expected = settled.size() + 1; // and the hold of the failing one
+      int expected = settled.size() + 2; // and the hold of the failing one, and the question about it (Q16)
       waitFor(() -> seen.size() >= expected && replay.size() >= expected);
       Thread.sleep(300);
       assertEquals(expected, seen.size(), "nothing twice: " + seen);
@@ -527,11 +529,12 @@ class VigilFacadeTest {
         }
         assertInstanceOf(Decision.Changed.class, v.hold(queued.get(i).id(), "hold " + i)); // one HELD event each
       }
-      for (int k = 0; k < heard.size(); k++) {
+      for (int k = 0; k < heard.size(); k++) { // and one question about each hold (Q16): 2n events in all
         List<VigilEvent> l = heard.get(k);
         long from = after.get(k);
-        waitFor(() -> l.size() >= n - from);
-        assertEquals(n - from, l.size(), "listener " + k + " from " + from);
+        waitFor(() -> l.size() >= 2L * n - from);
+        Thread.sleep(100);
+        assertEquals(2L * n - from, l.size(), "listener " + k + " from " + from);
         assertEquals(from + 1, l.get(0).id());
         assertOrderedWithoutGaps(l);
       }
@@ -579,18 +582,19 @@ class VigilFacadeTest {
         held.add(h);
       }
       assertEquals(TicketState.HELD, v.await(held.get(2), LONG).state());
-      waitFor(() -> good.size() == 4 && thrown.size() == 4);
+      // a settlement, three holds and a question about each hold (Q16)
+      waitFor(() -> good.size() == 7 && thrown.size() == 7);
       assertEquals(Status.State.RUNNING, v.status().state(), "the daemon answers");
-      assertEquals(List.of(1L, 2L, 3L, 4L), good.stream().map(VigilEvent::id).toList());
-      assertEquals(List.of(1L, 2L, 3L, 4L), thrown, "a listener that throws gets each event once, and the next");
-      assertEquals(4, throwing.lastId());
+      assertEquals(List.of(1L, 2L, 3L, 4L, 5L, 6L, 7L), good.stream().map(VigilEvent::id).toList());
+      assertEquals(List.of(1L, 2L, 3L, 4L, 5L, 6L, 7L), thrown, "a listener that throws gets each event once, and the next");
+      assertEquals(7, throwing.lastId());
       assertEquals(List.of(1L), errored, "an error ends the subscription");
       assertEquals(1, erroring.lastId());
       assertEquals(1, slow.size(), "the blocked listener is still at its first event");
       assertEquals(1, blocked.lastId());
 
       gate.countDown();
-      waitFor(() -> slow.size() == 4);
+      waitFor(() -> slow.size() == 7);
       assertOrderedWithoutGaps(slow);
       assertEquals(good, slow, "once unblocked it catches up, in order, missing nothing");
       Thread.sleep(300);
@@ -660,6 +664,11 @@ class VigilFacadeTest {
       out.add(e);
     }
     return out;
+  }
+
+  /** The events other than questions asked (Q16), in order. */
+  private static List<VigilEvent> withoutQuestions(List<VigilEvent> events) {
+    return events.stream().filter(e -> !(e instanceof VigilEvent.Asked)).toList();
   }
 
   private static void assertOrderedWithoutGaps(List<VigilEvent> events) {

@@ -140,7 +140,8 @@ class H2MaintenanceTest {
         overwriteBlock(pristine, to, b * 4096);
         StoreCheck c = H2Maintenance.check(to);
         seen.add("block " + b + ": " + c.problems());
-        if (c.problems().stream().anyMatch(p -> p.kind() == StoreCheck.Kind.UNREADABLE && p.what().contains("TICKETS"))) {
+        if (c.problems().stream().anyMatch(p -> p.kind() == StoreCheck.Kind.UNREADABLE
+            && p.what().contains("(table TICKETS)"))) { // the rows themselves, not the schema's records
           return to;
         }
       }
