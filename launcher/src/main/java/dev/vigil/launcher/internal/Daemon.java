@@ -210,11 +210,9 @@ public final class Daemon implements AutoCloseable {
    */
   public static Daemon start(Home home, VigilConfig config, Changes onChange,
       java.util.function.UnaryOperator<H2Options> storeOptions, boolean paused) throws Refused {
-    HostClasspath.Resolution.Found runtime = hostClasspath();
+    HostClasspath.Resolution.Found runtime = hostClasspath(); // a daemon that up started runs from copies (JarCopies)
     try {
-      checkWorkerTypes(config, runtime); // before anything is created: a refused start changes nothing
-      home.prepare();
-      runtime = new HostClasspath.Resolution.Found(JarCopies.stable(home, BuildInfo.BUILD, runtime.entries()));
+      checkWorkerTypes(config, runtime);
     } catch (ConfigException e) {
       throw new Refused(2, e.getMessage());
     }
