@@ -641,9 +641,11 @@ public final class Main implements Runnable {
         reply = c.call("status", args());
         schedules = Views.unavailable(reply) ? null : c.call("schedule-list", args());
       }
-      if (Views.unavailable(reply)) { // the daemon runs but decides nothing: say since when and why
-        out().println(json ? pretty(reply) : Views.outage(reply, System.currentTimeMillis()));
-        return Client.exitCodeOf(reply);
+      if (Views.unavailable(schedules == null ? reply : schedules)) { // the daemon runs but decides nothing (the
+        // store may fail between the two calls): say since when and why
+        ObjectNode outage = Views.unavailable(reply) ? reply : schedules;
+        out().println(json ? pretty(outage) : Views.outage(outage, System.currentTimeMillis()));
+        return Client.exitCodeOf(outage);
       }
       JsonNode s = Client.ok(reply).path("status");
       JsonNode each = Client.ok(schedules).path("schedules");
