@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.vigil.coordination.Owner;
-import dev.vigil.coordination.ProcessIdentity;
 import dev.vigil.coordination.Run;
 import dev.vigil.coordination.RunId;
 import dev.vigil.coordination.RunState;
@@ -110,13 +109,8 @@ public final class StoreReading {
 
     /** Whether the daemon that owns a run lives: a process with its pid, start time and boot. */
     private boolean ownerAlive(dev.vigil.coordination.OwnerId owner) {
-      return alive.computeIfAbsent(owner, o -> store.owner(o).map(Owner::identity).map(StoreReading::alive).orElse(false));
+      return alive.computeIfAbsent(owner, o -> store.owner(o).map(Owner::identity).map(Processes::alive).orElse(false));
     }
-  }
-
-  static boolean alive(ProcessIdentity id) {
-    return Processes.identityOf(id.pid()).filter(p -> p.bootId().equals(id.bootId())
-        && p.startTicks() == id.startTicks()).isPresent();
   }
 
   /**
