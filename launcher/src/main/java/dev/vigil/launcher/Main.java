@@ -1074,9 +1074,11 @@ public final class Main implements Runnable {
         v.hasNonNull("note") ? " (" + v.path("note").asText() + ")" : "");
   }
 
-  @Command(name = "watch", mixinStandardHelpOptions = true, description = "A live view, refreshed every second. When the daemon goes away "
-      + "it starts it again if the daemon was this same build; another build's daemon is left for you to start "
-      + "(vigil up).")
+  @Command(name = "watch", mixinStandardHelpOptions = true, description = {"A live view, refreshed every second. When the daemon goes "
+      + "away it starts it again if the daemon was this same build; another build's daemon is left for you to start "
+      + "(vigil up).", "While no daemon runs, it shows what the store says, as status does: the tasks in each state and "
+      + "the runs that had not ended, each called stalled once no daemon has watched it for stalledRunning (1m). "
+      + "--once without a daemon exits 4."})
   static final class WatchCmd extends Sub {
     @Option(names = "--once", description = "print one view and exit")
     boolean once;
@@ -1085,13 +1087,27 @@ public final class Main implements Runnable {
     public Integer call() throws InterruptedException {
       Home h = home();
       if (once) {
-        try (Client c = Main.connect(h, false)) {
-          out().print(frame(h, c));
-        }
-        return 0;
+        return daemonOrStore(h, () -> {
+          try (Client c = Main.connect(h, false)) {
+            out().print(frame(h, c));
+          }
+          return 0;
+        }, r -> { // no daemon: what its store says, exit 4
+          out().print(storeFrame(h, r));
+          return Client.NO_DAEMON;
+        });
       }
-      new dev.vigil.launcher.internal.Watch(h, c -> frame(h, c), out()).run();
+      new dev.vigil.launcher.internal.Watch(h, c -> frame(h, c),
+          home -> StoreReading.withoutDaemon(home, r -> storeFrame(home, r)), out()).run();
       return 0;
+    }
+
+    /** What the store says while no daemon runs: the tasks in each state, the runs not ended and which are stalled. */
+    static String storeFrame(Home h, StoreReading.Reader r) {
+      StringBuilder b = new StringBuilder();
+      Views.storeStatus(h.dir(), r.counts(), r.liveRuns(), System.currentTimeMillis())
+          .forEach(line -> b.append(line).append('\n'));
+      return b.toString();
     }
 
     /** One frame: the daemon, its lanes, running work, services and the latest settlements. */

@@ -88,6 +88,10 @@ class StalledRunsCliTest {
     assertTrue(status.out().startsWith("No daemon is running on " + home + ". Its store says:"), status.out());
     assertTrue(status.out().contains("Tasks: LEASED 1") && status.out().contains(" stalled: no daemon since "),
         status.out());
+    Result watch = vigil(home, "--wait-daemon", "0", "watch", "--once");
+    assertEquals(4, watch.code(), "no daemon: the documented code, with what the store says");
+    assertTrue(watch.out().startsWith("No daemon is running on " + home + ". Its store says:")
+        && watch.out().contains(t + ".1") && watch.out().contains(" stalled: no daemon since "), watch.out());
     assertArrayEquals(store, Files.readAllBytes(home.resolve("vigil.mv.db")), "reading changed nothing in the store");
     assertTrue(ProcessHandle.of(worker).map(ProcessHandle::isAlive).orElse(false), "the worker runs on");
 

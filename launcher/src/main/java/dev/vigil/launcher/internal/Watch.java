@@ -24,6 +24,11 @@ import java.util.Optional;
  * that file is gone, and the watch says so) and never replaces a daemon ({@link Up#launch}): when
  * one answers again, the watch attaches to it. A failed relaunch is shown with its reason and
  * retried at most every {@value #RELAUNCH_RETRY_MS} ms.
+ *
+ * <p>While no daemon answers and none is being relaunched, each frame also shows what the store
+ * itself says ({@link StoreReading}): the tasks in each state and the runs that had not ended, each
+ * marked stalled once no daemon has watched it for {@code stalledRunning}. A daemon that holds the
+ * home without answering holds the store too, so then only that is said.
  */
 public final class Watch {
   /** The pause between two frames, ms. */
@@ -43,8 +48,16 @@ public final class Watch {
     String render(Client client);
   }
 
+  /** Renders what the store says while no daemon runs, or nothing when the store cannot be read now. */
+  @FunctionalInterface
+  public interface StoreFrame {
+    /** The lines for {@code home}'s store, read without a daemon; empty when it cannot be read now. */
+    Optional<String> render(Home home);
+  }
+
   private final Home home;
   private final Frame frame;
+  private final StoreFrame storeFrame;
   private final PrintStream out;
   private Client attached;
   private String notice = "";
@@ -52,9 +65,10 @@ public final class Watch {
   /** Whether the last connection attempt was accepted and left unanswered. */
   private boolean silent;
 
-  public Watch(Home home, Frame frame, PrintStream out) {
+  public Watch(Home home, Frame frame, StoreFrame storeFrame, PrintStream out) {
     this.home = home;
     this.frame = frame;
+    this.storeFrame = storeFrame;
     this.out = out;
   }
 
@@ -97,7 +111,7 @@ public final class Watch {
     Optional<StatusFile.Recorded> lost = new StatusFile(home.statusFile()).recorded();
     if (lost.isEmpty()) {
       return head + "no daemon was lost (no daemon.json: the last one stopped cleanly, or none ran): "
-          + "start one with vigil up\n";
+          + "start one with vigil up\n" + store();
     }
     StatusFile.Recorded d = lost.get();
     if (d.alive()) {
@@ -107,16 +121,25 @@ public final class Watch {
     }
     if (!d.build().equals(BuildInfo.BUILD)) {
       return head + "the lost daemon (pid " + d.pid() + ") ran build " + d.build() + ", this vigil is build "
-          + BuildInfo.BUILD + ": a watch only restarts a daemon of its own build; start one with vigil up\n";
+          + BuildInfo.BUILD + ": a watch only restarts a daemon of its own build; start one with vigil up\n" + store();
     }
     long now = System.nanoTime() / 1_000_000;
     if (now < nextRelaunchMs) {
-      return head + "next relaunch attempt in " + ((nextRelaunchMs - now + 999) / 1000) + " s\n";
+      return head + "next relaunch attempt in " + ((nextRelaunchMs - now + 999) / 1000) + " s\n" + store();
     }
     nextRelaunchMs = now + RELAUNCH_RETRY_MS;
     show(notice + head + "relaunching the lost daemon (pid " + d.pid() + ")\n");
     notice = relaunch(d);
     return "";
+  }
+
+  /** What the store says, read without a daemon, after a blank line; nothing when it cannot be read now. */
+  private String store() {
+    try {
+      return storeFrame.render(home).map(t -> "\n" + t).orElse("");
+    } catch (Client.Failure f) {
+      return "\n" + f.getMessage() + "\n";
+    }
   }
 
   /** Relaunches the lost daemon {@code d} of this build; returns the notice that tells how it went. */
