@@ -329,9 +329,14 @@ public final class Up {
    * at most every 5 s instead of every second (a safepoint that is needed still happens at once).
    * {@code jcmd} and {@code jstat} still attach. Two of these are diagnostic options a later JDK may
    * drop: {@code -XX:+IgnoreUnrecognizedVMOptions} makes such a JDK start the daemon without them.
+   *
+   * <p>The heap starts at 16 MiB ({@code -Xms16m}) and grows as the daemon needs it, up to the JVM's
+   * usual limit: with the default start (1/64 of the machine's memory) the young generation alone was
+   * about 100 MiB, which the daemon filled with short-lived garbage before its first collection, so an
+   * idle daemon held 125-150 MB resident instead of about 90 (docs/PERFORMANCE.md, B5).
    */
   public static final List<String> DAEMON_JVM_FLAGS = List.of("-XX:+IgnoreUnrecognizedVMOptions",
-      "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+      "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xms16m",
       "-XX:PerfDataSamplingInterval=5000", "-XX:+UnlockDiagnosticVMOptions", "-XX:AsyncDeflationInterval=5000",
       "-XX:GuaranteedSafepointInterval=5000");
 
