@@ -44,7 +44,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Chaos against the runnable jar: tasks of random length (0-3 s) and exit code over two lanes of
  * four, submitted while the daemon is killed with {@code kill -9} at random moments (and started
- * again with {@code vigil up}) and random worker hosts are killed with {@code kill -9}. Every
+ * again with {@code vigil up}) or replaced by {@code vigil restart} (every third time; no worker is
+ * touched) and random worker hosts are killed with {@code kill -9}. Every
  * task's command appends {@code start}/{@code end} lines (run, pid, monotonic time) to one shared
  * O_APPEND log. Then the faults stop, every ticket must settle, and:
  *
@@ -103,6 +104,8 @@ class ChaosJarTest {
   private JarBuilds builds;
   private Home home;
   private final List<Long> daemons = new ArrayList<>();
+  /** How many of the daemon's replacements were {@code vigil restart}s. */
+  private int restarts;
   /** The home when it is a tmpfs of its own, to be unmounted after the test. */
   private Path mounted;
 
@@ -302,6 +305,7 @@ class ChaosJarTest {
 
     int daemonKills = 0;
     int workerKills = 0;
+    restarts = 0;
     long chaosUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(Math.max(60, TASKS / 3));
     long chaosMs = TimeUnit.NANOSECONDS.toMillis(chaosUntil - System.nanoTime());
     int events = DAEMON_KILLS + WORKER_KILLS;
@@ -312,7 +316,10 @@ class ChaosJarTest {
         diskFull(jar, full);
       }
       boolean killDaemon = workerKills >= WORKER_KILLS || (daemonKills < DAEMON_KILLS && rng.nextBoolean());
-      if (killDaemon) {
+      if (killDaemon && daemonKills % 3 == 1 && restart(jar, config)) {
+        daemonKills++; // a replacement that leaves every worker running, among the kills
+        restarts++;
+      } else if (killDaemon) {
         long pid = daemons.get(daemons.size() - 1);
         ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
         JarBuilds.await("the killed daemon is gone", 30, () -> !JarBuilds.alive(pid));
@@ -460,10 +467,10 @@ class ChaosJarTest {
         daemonLog.stream().filter(l -> l.contains("the store is unavailable: ")).count(),
         daemonLog.stream().filter(l -> l.contains("the store is back after ")).count(),
         daemonLog.stream().filter(l -> l.contains("the store is still unavailable")).count());
-    System.out.printf("chaos: %d tasks, %d daemon kills, %d worker kills, %s, %s, "
+    System.out.printf("chaos: %d tasks, %d daemon kills (%d of them vigil restart), %d worker kills, %s, %s, "
             + "%d adoptions, %d double spawns, %d lost outcomes, %d submissions retried, %d runs, H2 file %d KiB, %.0f s "
             + "(seed %d: -Dvigil.chaos.seed=%d)%n",
-        TASKS, daemonKills, workerKills, disk, outagesLogged, adoptions, doubleSpawns, lostOutcomes, retries.get(),
+        TASKS, daemonKills, restarts, workerKills, disk, outagesLogged, adoptions, doubleSpawns, lostOutcomes, retries.get(),
         snapshot.runs().size(), size / 1024, (System.nanoTime() - t0) / 1e9, SEED, SEED);
     assertEquals(diskFulls, full.episodes, "every disk-full episode took place");
     assertEquals(List.of(), overlaps, "C1 no double spawn (seed " + SEED + ")");
@@ -474,6 +481,7 @@ class ChaosJarTest {
             .filter(q -> q.state() == dev.vigil.coordination.Question.State.APPLIED).count());
     assertEquals(List.of(), applyErrors, "Q16 every answer applied exactly once (seed " + SEED + ")");
     assertTrue(answered.answers > 0, "answers were given among the kills: " + answered.answers);
+    assertTrue(DAEMON_KILLS < 5 || restarts > 0, "vigil restart replaced the daemon among the kills: " + restarts);
     assertTrue(byTicket.size() <= TASKS && snapshot.tickets().size() == TASKS, "one ticket per task: " + snapshot.tickets().size());
   }
 
@@ -531,6 +539,21 @@ class ChaosJarTest {
   private static int pick(SplittableRandom r) {
     int x = r.nextInt(100);
     return x < 70 ? 0 : x < 85 ? 1 : x < 95 ? 2 : 75;
+  }
+
+  /**
+   * {@code vigil restart}: the daemon is replaced while tasks run, no worker touched; whether it
+   * was (a restart refused, as when the daemon is still booting, is said and left to a kill instead).
+   */
+  private boolean restart(Build jar, Path config) throws Exception {
+    JarBuilds.Result r = builds.run(jar, home.dir(), "restart", "--config", config.toString());
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("pid ([0-9]+) took its workers over").matcher(r.out());
+    if (r.code() != 0 || !m.find()) {
+      System.out.println("chaos: vigil restart exited " + r.code() + ": " + r.out().strip() + " " + r.err().strip());
+      return false;
+    }
+    daemons.add(builds.track(Long.parseLong(m.group(1))));
+    return true;
   }
 
   private void up(Build jar, Path config) throws Exception {
