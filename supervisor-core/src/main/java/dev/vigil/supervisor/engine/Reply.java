@@ -131,11 +131,17 @@ public sealed interface Reply {
 
   /**
    * A hand-started run was claimed and its worker launched (Q8), or its claim was rolled back at
-   * once; {@code run} is the run as the store has it after the launch.
+   * once; {@code run} is the run as the store has it after the launch; {@code resumedFrom} is the
+   * checkpoint its worker was handed (Q17), or null when it starts over.
    */
-  record HandStarted(Run run) implements Reply {
+  record HandStarted(Run run, dev.vigil.coordination.Checkpoint resumedFrom) implements Reply {
     public HandStarted {
       Objects.requireNonNull(run, "run");
+    }
+
+    /** A run that starts over. */
+    public HandStarted(Run run) {
+      this(run, null);
     }
   }
 

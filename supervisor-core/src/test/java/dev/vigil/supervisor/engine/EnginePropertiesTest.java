@@ -36,6 +36,14 @@ class EnginePropertiesTest {
   }
 
   @Test
+  void Q17_anAttemptResumesFromTheLatestCheckpoint_amongCrashes() {
+    simulate("Q17", Simulation.Profile.CRASHES, 400).assertSaw(
+        "checkpoint saved", "checkpoint kept before settlement by daemon", "resumed from a checkpoint",
+        "started over past a checkpoint: not resumable", "daemon crash", "verb crash at keepCheckpoint before commit",
+        "verb crash at keepCheckpoint after commit", "kill -9 a worker", "exit taken as RECOVERY");
+  }
+
+  @Test
   void Q11_D4_restartKeepsLiveWorkers() {
     simulate("Q11 D4", Simulation.Profile.CRASHES, 1000).assertSaw(
         "daemon crash", "verb crash armed", "crash after launch", "recovered READOPT",

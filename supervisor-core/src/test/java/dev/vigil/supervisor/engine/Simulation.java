@@ -292,7 +292,7 @@ final class Simulation {
   static final List<EngineConfig.LaneLimit> SCHEDULED_LANES =
       List.of(new EngineConfig.LaneLimit(LANE_A, 12), new EngineConfig.LaneLimit(LANE_B, 1));
   static final WorkerTypes TYPES = WorkerTypes.of(WorkerTypeSpec.declared("cmd", "sim.Cmd", List.of()),
-      WorkerTypeSpec.declared("py", "sim.Py", List.of()));
+      WorkerTypeSpec.declared("py", "sim.Py", List.of()).resumable(true)); // Q17: py resumes, cmd starts over
   private static final int QUIET_STEPS = 2_400;
 
   private static TimeoutLattice lattice() {
@@ -1819,6 +1819,11 @@ final class Simulation {
       seen.saw("settled " + s.verdict());
       settled(i, s);
       handStartedSettled(s.run());
+    } else if (e instanceof EngineEvent.CheckpointKept k) {
+      seen.saw("checkpoint kept before settlement by daemon");
+      if (law.run(k.run()).map(r -> r.state() == RunState.SETTLED).orElse(true)) {
+        violated("Q17: the checkpoint of " + k.run() + " was kept after the run settled");
+      }
     } else if (e instanceof EngineEvent.SettleDenied d) {
       violated("C8: a settlement by the only daemon was denied: " + d);
     } else if (e instanceof EngineEvent.RenewalDenied r) {
