@@ -50,12 +50,20 @@ public sealed interface Reply {
     }
   }
 
-  /** A ticket, its runs, and the state of every ticket it waits for (Q14). */
-  record TicketDetail(Ticket ticket, List<Run> runs, Map<TicketId, TicketState> prerequisites) implements Reply {
+  /**
+   * A ticket, its runs, the state of every ticket it waits for (Q14), and the latest checkpoint it keeps
+   * (Q17), or null.
+   */
+  record TicketDetail(Ticket ticket, List<Run> runs, Map<TicketId, TicketState> prerequisites,
+                      dev.vigil.coordination.Checkpoint checkpoint) implements Reply {
     public TicketDetail {
       Objects.requireNonNull(ticket, "ticket");
       runs = List.copyOf(runs);
       prerequisites = Map.copyOf(prerequisites);
+    }
+
+    public TicketDetail(Ticket ticket, List<Run> runs, Map<TicketId, TicketState> prerequisites) {
+      this(ticket, runs, prerequisites, null);
     }
 
     public TicketDetail(Ticket ticket, List<Run> runs) {
