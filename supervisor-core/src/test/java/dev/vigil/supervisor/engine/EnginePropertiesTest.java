@@ -41,6 +41,9 @@ class EnginePropertiesTest {
         "checkpoint saved", "checkpoint kept before settlement by daemon", "resumed from a checkpoint",
         "started over past a checkpoint: not resumable", "daemon crash", "verb crash at keepCheckpoint before commit",
         "verb crash at keepCheckpoint after commit", "kill -9 a worker", "exit taken as RECOVERY");
+    simulate("Q17 Q8", Simulation.Profile.MIXED, 300).assertSaw(
+        "hand start refused: would start over", "hand start resumed", "hand start resumed (--resume)",
+        "resumed from a checkpoint");
   }
 
   @Test

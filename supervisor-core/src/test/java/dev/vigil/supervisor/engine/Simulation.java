@@ -1365,12 +1365,29 @@ final class Simulation {
     Status.State state = report.status().state();
     Optional<Ticket> before = law.ticket(t);
     boolean laneParked = before.isPresent() && law.parkedLanes().contains(before.get().lane());
-    Reply r = command(new Command.RunByHand(t));
+    boolean resume = (t.seq() + world.wallMs) % 2 == 0; // not from rng: the other draws of a seed stay as they were
+    // Q17: what the attempt would be handed; --resume starts only an attempt that would resume
+    boolean wouldResume = before.isPresent() && TYPES.get(before.get().type()).map(WorkerTypeSpec::resumable).orElse(false)
+        && law.checkpoint(t).isPresent();
+    Reply r = command(new Command.RunByHand(t, resume));
     if (r == null) {
       return;
     }
     seen.saw("hand start " + r.getClass().getSimpleName());
+    boolean refusedToStartOver = r instanceof Reply.Denied d && d.reason().contains(" would start over, not resume: ");
+    if (refusedToStartOver) {
+      seen.saw("hand start refused: would start over");
+      expect(resume && !wouldResume, "Q17: --resume refuses only an attempt that would start over", r);
+      expect(law.ticket(t).equals(before), "Q17: a refused --resume changes nothing", r);
+      return;
+    }
     if (r instanceof Reply.HandStarted h) {
+      expect(!resume || wouldResume, "Q17: --resume starts only an attempt that would resume", r);
+      expect((h.resumedFrom() != null) == wouldResume && (h.resumedFrom() == null
+          || h.resumedFrom().equals(law.checkpoint(t).orElseThrow())), "Q17: a hand start resumes from the latest", r);
+      if (h.resumedFrom() != null) {
+        seen.saw(resume ? "hand start resumed (--resume)" : "hand start resumed");
+      }
       expect(h.run().handStarted() && h.run().id().ticket().equals(t), "a hand start claims a hand-started run of " + t, r);
       expect(before.isPresent() && before.get().claimableAt(world.wallMs) && !laneParked,
           "only a READY, unparked, due ticket is started by hand", r);
