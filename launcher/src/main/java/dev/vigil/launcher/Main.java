@@ -955,16 +955,26 @@ public final class Main implements Runnable {
 
   @Command(name = "run", mixinStandardHelpOptions = true, description = "Start a waiting (READY) ticket now, by hand, ahead of the queue and "
       + "during a pause (it still needs a free place in its lane), and follow its output: exit 0 when it succeeds, 1 for another end. Ctrl-C "
-      + "stops following; the run goes on under the daemon.", footer = {"", "Examples:", "  vigil run t-12"})
+      + "stops following; the run goes on under the daemon.", footer = {"", "Examples:", "  vigil run t-12",
+          "  vigil run --resume t-12"})
   static final class RunCmd extends Sub {
     @Parameters(paramLabel = "TICKET", description = "a ticket id, like t-12")
     String ticket;
+
+    @Option(names = "--resume", description = "start it only if it would pick up where an earlier attempt left off "
+        + "(its worker type is resumable and an earlier attempt saved a checkpoint); otherwise say why and exit 3, "
+        + "starting nothing")
+    boolean resume;
 
     @Override
     public Integer call() throws Exception {
       ObjectNode a = args();
       a.put("ticket", ticket);
-      JsonNode started = Main.call(home(), "run", a);
+      ObjectNode start = a.deepCopy();
+      if (resume) {
+        start.put("resume", true);
+      }
+      JsonNode started = Main.call(home(), "run", start);
       String run = started.path("run").path("id").asText();
       System.err.println("vigil: " + started.path("message").asText() + "; its output follows (Ctrl-C detaches, the run "
           + "goes on)");

@@ -223,7 +223,22 @@ final class Views {
         out.add("    result   " + result(r.path("result"), t.path("id").asText()));
       }
     }
+    if (t.hasNonNull("checkpoint")) {
+      out.add("  " + checkpointLine(t.path("checkpoint")));
+    }
     return out;
+  }
+
+  /**
+   * The ticket's latest checkpoint (Q17) on one line: which run saved it, when and how large; the next attempt
+   * of a resumable type starts from it.
+   */
+  static String checkpointLine(JsonNode c) {
+    long bytes = c.path("bytes").asLong();
+    return "checkpoint   the last one " + c.path("run").asText() + " saved, kept since "
+        + java.time.Instant.ofEpochMilli(c.path("savedAtMs").asLong()).atZone(java.time.ZoneId.systemDefault())
+        .withNano(0).toOffsetDateTime() + ", " + String.format("%,d", bytes) + (bytes == 1 ? " byte" : " bytes")
+        + ": a resumable type's next attempt starts from it";
   }
 
   /**

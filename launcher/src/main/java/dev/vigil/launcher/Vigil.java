@@ -114,6 +114,16 @@ public final class Vigil implements AutoCloseable {
     }
 
     /**
+     * {@link #workerType} for a resumable type: each attempt of its tickets receives the ticket's latest
+     * checkpoint ({@code WorkContext.previousCheckpoint()}), saved by an earlier attempt with
+     * {@code WorkContext.checkpoint(value)}; the configuration's {@code "resumable": true}.
+     */
+    public Builder resumableWorkerType(String name, String className, List<String> classpath) {
+      types.add(WorkerTypeSpec.declared(name, className, classpath).resumable(true));
+      return this;
+    }
+
+    /**
      * Starts the daemon and returns once it serves.
      *
      * @throws IllegalStateException with a one-line message when it is refused (another daemon on

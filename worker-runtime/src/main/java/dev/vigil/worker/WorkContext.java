@@ -111,6 +111,66 @@ public interface WorkContext {
     throw new UnsupportedOperationException("this worker cannot ask a person");
   }
 
+  /**
+   * Saves {@code value} as this run's latest checkpoint (Q17): bound like a result to JSON
+   * ({@link JsonBinding}), at most {@value dev.vigil.coordination.Checkpoint#MAX_BYTES} bytes, it is written to
+   * {@code checkpoint.json} in the run directory and forced to the disk before this returns. From then on it
+   * survives the worker's and the daemon's deaths: when the run ends, however it ends and whoever settles it,
+   * the daemon stores it with the ticket before the run is settled, and the ticket's next attempt receives it
+   * through {@link #previousCheckpoint()} when its worker type is resumable ({@code "resumable": true} in its
+   * configuration). Each call replaces the one before.
+   *
+   * @throws IllegalArgumentException with one line when the value cannot be written as JSON or is too large
+   * @throws java.io.UncheckedIOException when the disk refuses the write (the previous checkpoint stays)
+   * @throws UnsupportedOperationException when this context cannot save checkpoints (a service's worker)
+   */
+  default void checkpoint(Object value) {
+    throw new UnsupportedOperationException("this worker cannot save checkpoints");
+  }
+
+  /**
+   * The checkpoint this attempt resumes from (Q17): the latest one an earlier attempt of this ticket saved
+   * with {@link #checkpoint}, when the worker type is resumable; empty for the first attempt, for an attempt
+   * after attempts that saved none, and always for a type that is not resumable.
+   */
+  default Optional<JsonNode> previousCheckpoint() {
+    return Optional.empty();
+  }
+
+  /**
+   * {@link #previousCheckpoint()} bound to {@code type} as {@link #payload(Class)} binds.
+   *
+   * @throws PayloadBindingException with one line naming the type, the field and why, when the checkpoint does
+   *                                 not bind (a retry would only repeat it: the run settles PERMANENT_FAILURE)
+   */
+  default <T> Optional<T> previousCheckpoint(Class<T> type) {
+    return previousCheckpoint().map(json -> JsonBinding.bind(json, type, "checkpoint", PayloadBindingException::new));
+  }
+
+  /**
+   * A checkpoint's value as the JSON that is saved, checked against the bound: what {@link #checkpoint} writes.
+   *
+   * @throws IllegalArgumentException with one line when it cannot be written as JSON, is {@code null} or is too large
+   */
+  static JsonNode checkpointJson(Object value) {
+    if (value == null) {
+      throw new IllegalArgumentException("checkpoint refused: the value is null (save a value a later attempt can use)");
+    }
+    JsonNode json;
+    try {
+      json = JsonBinding.toJson(value);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("checkpoint refused: " + e.getMessage(), e);
+    }
+    int bytes = dev.vigil.worker.internal.Json.write(json).length;
+    if (bytes > dev.vigil.coordination.Checkpoint.MAX_BYTES) {
+      throw new IllegalArgumentException("checkpoint refused: it is " + bytes + " bytes of JSON, more than the "
+          + dev.vigil.coordination.Checkpoint.MAX_BYTES + " a ticket keeps (keep large state in files of your own and"
+          + " save where they are)");
+    }
+    return json;
+  }
+
   /** Whether the daemon asked this worker to stop (a {@code stop} frame or a TERM). */
   boolean stopRequested();
 

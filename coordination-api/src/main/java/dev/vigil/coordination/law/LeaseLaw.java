@@ -6,6 +6,9 @@ import dev.vigil.coordination.AdoptClaim;
 import dev.vigil.coordination.Answering;
 import dev.vigil.coordination.Applying;
 import dev.vigil.coordination.Asking;
+import dev.vigil.coordination.Checkpoint;
+import dev.vigil.coordination.CheckpointRule;
+import dev.vigil.coordination.Checkpointing;
 import dev.vigil.coordination.Claim;
 import dev.vigil.coordination.Claims;
 import dev.vigil.coordination.Control;
@@ -97,6 +100,7 @@ public final class LeaseLaw implements Coordination, Store {
   private long lastSeq;
   private final SortedMap<QuestionId, Question> questions = new TreeMap<>();
   private final Map<String, QuestionId> questionKeys = new HashMap<>();
+  private final SortedMap<TicketId, Checkpoint> checkpoints = new TreeMap<>();
 
   public LeaseLaw(RetryPolicy policy) {
     this.policy = Objects.requireNonNull(policy, "policy");
@@ -705,6 +709,27 @@ public final class LeaseLaw implements Coordination, Store {
   @Override
   public synchronized List<Question> questions(Set<Question.State> states) {
     return questions.values().stream().filter(q -> states.isEmpty() || states.contains(q.state())).toList();
+  }
+
+  // ---- checkpoints (Q17) ----
+
+  @Override
+  public synchronized Checkpointing keepCheckpoint(RunId run, long seq, String value, long nowMs) {
+    Objects.requireNonNull(run, "run");
+    Checkpoint.check(seq, value);
+    Optional<Checkpoint> stored = Optional.ofNullable(checkpoints.get(run.ticket()));
+    Optional<Checkpointing.Reason> refusal = CheckpointRule.refusal(run, seq, Optional.ofNullable(runs.get(run)), stored);
+    if (refusal.isPresent()) {
+      return new Checkpointing.Denied(refusal.get());
+    }
+    Checkpoint kept = new Checkpoint(run, seq, value, nowMs);
+    checkpoints.put(run.ticket(), kept);
+    return new Checkpointing.Kept(kept);
+  }
+
+  @Override
+  public synchronized Optional<Checkpoint> checkpoint(TicketId ticket) {
+    return Optional.ofNullable(checkpoints.get(ticket));
   }
 
   /** The lease that names the run, if any. */

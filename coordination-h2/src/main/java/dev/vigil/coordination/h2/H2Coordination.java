@@ -1362,6 +1362,15 @@ public final class H2Coordination implements Coordination, AutoCloseable {
     return tx.run("applyAnswer", d -> false, c -> H2Questions.apply(c, id, nowMs, H2Coordination::append));
   }
 
+  // ---- checkpoints (Q17) ----
+
+  @Override
+  public dev.vigil.coordination.Checkpointing keepCheckpoint(RunId run, long seq, String value, long nowMs) {
+    Objects.requireNonNull(run, "run");
+    dev.vigil.coordination.Checkpoint.check(seq, value);
+    return tx.run("keepCheckpoint", d -> d instanceof dev.vigil.coordination.Checkpointing.Kept, c -> H2Checkpoints.keep(c, run, seq, value, nowMs));
+  }
+
   // ---- JDBC helpers ----
 
   static int update(Connection c, String sql, Object... args) throws SQLException {

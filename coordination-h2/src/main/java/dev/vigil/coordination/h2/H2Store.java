@@ -265,4 +265,12 @@ final class H2Store implements Store {
     Set<dev.vigil.coordination.Question.State> wanted = Set.copyOf(states);
     return tx.read("questions", c -> H2Questions.inStates(c, wanted));
   }
+
+  // ---- checkpoints (Q17) ----
+
+  @Override
+  public Optional<dev.vigil.coordination.Checkpoint> checkpoint(dev.vigil.coordination.TicketId ticket) {
+    Objects.requireNonNull(ticket, "ticket");
+    return tx.read("checkpoint", c -> H2Checkpoints.of(c, ticket, false));
+  }
 }

@@ -85,13 +85,19 @@ import java.util.List;
  *       version 3 is replaced by one of its own name.
  * </ul>
  *
+ * <p>Version 7 (checkpoints, Q17): {@code checkpoints}, one row per ticket that keeps one ({@code ticket_id}
+ * PRIMARY KEY, an FK to tickets): the run that saved it (an FK to runs), its number within that run, when it
+ * was kept and its JSON text (at most 64 KiB, which {@code Checkpoint} checks in bytes). Replaced in place by
+ * a newer checkpoint ({@link H2Checkpoints}); a table of its own, like {@code run_results}, so that the pages
+ * of {@code runs} stay small. No row changes.
+ *
  * <p>H2 commits each DDL statement on its own, so a migration is written to be re-run from any
  * point ({@code IF NOT EXISTS}); {@code schema_version} is created first, so a crash inside
  * version 1 leaves a database this class recognises and completes.
  */
 final class Schema {
   /** The newest schema this build writes. */
-  static final int CURRENT_VERSION = 6;
+  static final int CURRENT_VERSION = 7;
 
   /** One step of a migration: a statement, or code that reads the schema first. */
   interface Change {
@@ -220,7 +226,8 @@ final class Schema {
       new Migration(3, "worker results, events of cancellations", migration3()),
       new Migration(4, "task dependencies", migration4()),
       new Migration(5, "recurring schedules", migrationSchedules()),
-      new Migration(6, "questions for a person", questionsMigration()));
+      new Migration(6, "questions for a person", questionsMigration()),
+      new Migration(7, "checkpoints", checkpointsMigration()));
 
   /** Version 4: prerequisites and dependency holds (Q14); re-runnable from any point. */
   private static List<Change> migration4() {
@@ -263,6 +270,19 @@ final class Schema {
           last_ticket_id BIGINT REFERENCES tickets(id),
           last_ticket_fire_ms BIGINT,
           CONSTRAINT schedules_last_ticket_with_its_fire CHECK ((last_ticket_id IS NULL) = (last_ticket_fire_ms IS NULL))
+        )"""));
+  }
+
+  /** Version 7: the checkpoints table; re-runnable from any point. */
+  private static List<Change> checkpointsMigration() {
+    return sql(List.of(
+        """
+        CREATE TABLE IF NOT EXISTS checkpoints (
+          ticket_id BIGINT NOT NULL PRIMARY KEY REFERENCES tickets(id),
+          run_id VARCHAR(32) NOT NULL REFERENCES runs(run_id),
+          seq BIGINT NOT NULL CHECK (seq >= 1),
+          saved_at_ms BIGINT NOT NULL,
+          checkpoint VARCHAR(65536) NOT NULL
         )"""));
   }
 

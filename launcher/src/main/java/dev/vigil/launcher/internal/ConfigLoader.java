@@ -76,8 +76,10 @@ import java.util.TreeMap;
  *       {@value WorkerTypeSpec.Command#DEFAULT_STALL_EXIT_CODE}) or {@code "class"}, a
  *       {@code dev.vigil.worker.WorkerType} with a public no-argument constructor, with an optional
  *       {@code classpath}: entries (absolute, or relative to this file) that this type's workers get
- *       after Vigil's own classpath, and no other type's do. The daemon refuses to start when a class
- *       is not found there or is no worker type. Merged over the built-in {@code command} type.
+ *       after Vigil's own classpath, and no other type's do, and an optional {@code resumable} (default
+ *       false): each attempt of its tickets receives the ticket's latest checkpoint (Q17). The daemon refuses
+ *       to start when a class is not found there or is no worker type. Merged over the built-in
+ *       {@code command} type.
  *   <li>{@code services}: each a {@code name} (1-32 lower-case letters, digits, {@code _} or
  *       {@code -}), a {@code type} among {@code workerTypes}, a {@code payload} (any JSON, default
  *       {@code {}}) and an {@code activation}: {@code always} (the default: started at boot and
@@ -99,7 +101,7 @@ public final class ConfigLoader {
   record RetryJson(String backoffBase, String backoffCap) {}
 
   record TypeJson(String builtin, @com.fasterxml.jackson.annotation.JsonProperty("class") String className,
-                  List<String> classpath, Integer stallExitCode) {}
+                  List<String> classpath, Integer stallExitCode, Boolean resumable) {}
 
   record ServiceJson(String name, String type, JsonNode payload, String activation) {}
 
@@ -312,6 +314,10 @@ public final class ConfigLoader {
       cp.add(base == null ? entry : base.resolve(entry).normalize().toString());
     }
     if (t.builtin() != null) {
+      if (Boolean.TRUE.equals(t.resumable())) {
+        throw new IllegalArgumentException("resumable is for a type with a class, which saves checkpoints; the built-in"
+            + " command type cannot");
+      }
       if (!t.builtin().equals(WorkerTypeSpec.COMMAND)) {
         throw new IllegalArgumentException("builtin ('" + t.builtin() + "') must be '" + WorkerTypeSpec.COMMAND + "'");
       }
@@ -322,7 +328,7 @@ public final class ConfigLoader {
     if (t.stallExitCode() != null) {
       throw new IllegalArgumentException("stallExitCode is for the built-in command type; a class decides its own outcomes");
     }
-    return WorkerTypeSpec.declared(name, t.className(), cp);
+    return WorkerTypeSpec.declared(name, t.className(), cp).resumable(Boolean.TRUE.equals(t.resumable()));
   }
 
   private static ServiceSpec.Activation activation(String field, String text) {

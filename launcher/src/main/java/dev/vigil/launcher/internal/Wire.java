@@ -193,7 +193,7 @@ public final class Wire {
         return new Command.ListRuns(args.hasNonNull("limit") ? q.limit(limit(args)) : q);
       }
       case "run":
-        return new Command.RunByHand(ticket(args));
+        return new Command.RunByHand(ticket(args), args.path("resume").asBoolean(false));
       case "list": {
         TicketQuery q = TicketQuery.all();
         if (args.hasNonNull("state")) {
@@ -453,6 +453,7 @@ public final class Wire {
       ObjectNode t = ticket(d.ticket(), d.prerequisites());
       ArrayNode a = t.putArray("runs");
       d.runs().forEach(run -> a.add(run(run)));
+      t.set("checkpoint", checkpoint(d.checkpoint()));
       o.set("ticket", t);
     } else if (r instanceof Reply.RunList l) {
       ArrayNode a = o.putArray("runs");
@@ -479,7 +480,9 @@ public final class Wire {
           + " running workers asked to stop where they can stop safely; their work runs again once unparked" : ""));
     } else if (r instanceof Reply.HandStarted h) {
       o.set("run", run(h.run()));
-      o.put("message", h.run().id() + " started by hand (attempt " + h.run().attempt() + ")");
+      o.put("message", h.run().id() + " started by hand (attempt " + h.run().attempt() + ")"
+          + (h.resumedFrom() == null ? "" : ", resuming from checkpoint " + h.resumedFrom().seq() + " of "
+          + h.resumedFrom().run()));
     } else if (r instanceof Reply.Schedules l) {
       ArrayNode a = o.putArray("schedules");
       l.schedules().forEach(s -> a.add(schedule(s)));
@@ -638,6 +641,20 @@ public final class Wire {
     } catch (IOException e) {
       return JSON.getNodeFactory().textNode(text);
     }
+  }
+
+  /** The latest checkpoint of a ticket (Q17) as {@code vigil show --json} prints it; JSON null for none. */
+  static JsonNode checkpoint(dev.vigil.coordination.Checkpoint c) {
+    if (c == null) {
+      return JSON.getNodeFactory().nullNode();
+    }
+    ObjectNode o = JSON.createObjectNode();
+    o.put("run", c.run().toString());
+    o.put("seq", c.seq());
+    o.put("savedAtMs", c.savedAtMs());
+    o.put("bytes", c.bytes());
+    o.set("value", payload(c.value()));
+    return o;
   }
 
   /** An event as {@code vigil events --json} prints it: one object, its fields by name. */

@@ -191,10 +191,17 @@ public sealed interface Command {
    * Q8: start the READY ticket now, by hand, outside the scheduler: a hand-started claim in a free
    * slot of its lane (a pause and priorities do not apply; parking, holds and {@code notBefore} do),
    * launched and supervised like any run. A run that leaves the ticket runnable holds it (Q8).
+   * With {@code resume}, only when the attempt would resume from a checkpoint (Q17): a ticket whose type
+   * is not resumable, or that keeps no checkpoint, is refused and nothing changes.
    */
-  record RunByHand(TicketId ticket) implements Command {
+  record RunByHand(TicketId ticket, boolean resume) implements Command {
     public RunByHand {
       Objects.requireNonNull(ticket, "ticket");
+    }
+
+    /** A hand start whether or not the attempt resumes. */
+    public RunByHand(TicketId ticket) {
+      this(ticket, false);
     }
   }
 

@@ -91,7 +91,7 @@ final class Commands {
       if (lifecycle.shuttingDown()) {
         return new Reply.Denied("the daemon is shutting down: ticket " + h.ticket() + " is not started");
       }
-      return scheduler.runByHand(h.ticket(), nowMonoMs, nowWallMs);
+      return scheduler.runByHand(h.ticket(), h.resume(), nowMonoMs, nowWallMs);
     } else if (command instanceof Command.Answer a) {
       return answer(a, nowWallMs);
     } else if (command instanceof Command.Pause) {

@@ -106,6 +106,15 @@ public sealed interface EngineEvent {
 
   record SettleDenied(RunId run, Settlement.Reason reason) implements EngineEvent {}
 
+  /**
+   * Q17: the checkpoint its dead worker left in the directory of {@code run} became its ticket's latest, before
+   * the run was settled.
+   *
+   * @param seq   its number within the run
+   * @param bytes its size
+   */
+  record CheckpointKept(RunId run, long seq, int bytes) implements EngineEvent {}
+
   /** Q12, Q13: why the daemon stops the run is on record (a time-out, an operator's kill) before its first signal. */
   record StopRequested(RunId run, StopIntent intent) implements EngineEvent {}
 

@@ -1,6 +1,8 @@
 package dev.vigil.supervisor.engine;
 
 import dev.vigil.coordination.AbortClaim;
+import dev.vigil.coordination.Checkpoint;
+import dev.vigil.coordination.Resumption;
 import dev.vigil.coordination.Claim;
 import dev.vigil.coordination.Lane;
 import dev.vigil.coordination.ProcessIdentity;
@@ -50,8 +52,11 @@ final class Handoffs {
       abort(run, ctx.me, "worker type '" + ticket.type() + "' is not configured on this daemon", nowWallMs);
       return;
     }
-    Launch launch = workers.launch(new LaunchRequest(key, ctx.config.workerType(ticket.type()), ticket.payload(),
-        g.run().attempt(), ctx.config.build(), ticket.spec(), ctx.config.workload().output(ticket.lane())));
+    WorkerTypeSpec type = ctx.config.workerType(ticket.type());
+    Resumption resumption = Resumption.decide(ticket.id(), type.resumable(), ctx.store.checkpoint(ticket.id())); // Q17
+    Checkpoint from = resumption instanceof Resumption.Resume r ? r.checkpoint() : null;
+    Launch launch = workers.launch(new LaunchRequest(key, type, ticket.payload(), g.run().attempt(), ctx.config.build(),
+        ticket.spec(), ctx.config.workload().output(ticket.lane()), from));
     if (launch instanceof Launch.Failed f) {
       abort(run, ctx.me, f.why(), nowWallMs);
     } else if (launch instanceof Launch.Started s) {

@@ -24,7 +24,7 @@ public final class Reads {
       return Optional.of(new Reply.TicketList(tickets, prerequisiteStates(store, tickets)));
     } else if (command instanceof Command.Show s) {
       return Optional.of(store.ticket(s.ticket()).<Reply>map(t -> new Reply.TicketDetail(t, store.runsOf(t.id()),
-          prerequisiteStates(store, List.of(t)))).orElseGet(() -> new Reply.NotFound("ticket " + s.ticket())));
+          prerequisiteStates(store, List.of(t)), store.checkpoint(t.id()).orElse(null))).orElseGet(() -> new Reply.NotFound("ticket " + s.ticket())));
     } else if (command instanceof Command.ListRuns l) {
       return Optional.of(new Reply.RunList(store.runs(l.query())));
     } else if (command instanceof Command.Events e) {

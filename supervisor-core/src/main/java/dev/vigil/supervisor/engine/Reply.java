@@ -50,12 +50,20 @@ public sealed interface Reply {
     }
   }
 
-  /** A ticket, its runs, and the state of every ticket it waits for (Q14). */
-  record TicketDetail(Ticket ticket, List<Run> runs, Map<TicketId, TicketState> prerequisites) implements Reply {
+  /**
+   * A ticket, its runs, the state of every ticket it waits for (Q14), and the latest checkpoint it keeps
+   * (Q17), or null.
+   */
+  record TicketDetail(Ticket ticket, List<Run> runs, Map<TicketId, TicketState> prerequisites,
+                      dev.vigil.coordination.Checkpoint checkpoint) implements Reply {
     public TicketDetail {
       Objects.requireNonNull(ticket, "ticket");
       runs = List.copyOf(runs);
       prerequisites = Map.copyOf(prerequisites);
+    }
+
+    public TicketDetail(Ticket ticket, List<Run> runs, Map<TicketId, TicketState> prerequisites) {
+      this(ticket, runs, prerequisites, null);
     }
 
     public TicketDetail(Ticket ticket, List<Run> runs) {
@@ -131,11 +139,17 @@ public sealed interface Reply {
 
   /**
    * A hand-started run was claimed and its worker launched (Q8), or its claim was rolled back at
-   * once; {@code run} is the run as the store has it after the launch.
+   * once; {@code run} is the run as the store has it after the launch; {@code resumedFrom} is the
+   * checkpoint its worker was handed (Q17), or null when it starts over.
    */
-  record HandStarted(Run run) implements Reply {
+  record HandStarted(Run run, dev.vigil.coordination.Checkpoint resumedFrom) implements Reply {
     public HandStarted {
       Objects.requireNonNull(run, "run");
+    }
+
+    /** A run that starts over. */
+    public HandStarted(Run run) {
+      this(run, null);
     }
   }
 

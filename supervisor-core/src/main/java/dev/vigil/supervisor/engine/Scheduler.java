@@ -1,6 +1,7 @@
 package dev.vigil.supervisor.engine;
 
 import dev.vigil.coordination.Claim;
+import dev.vigil.coordination.Resumption;
 import dev.vigil.coordination.Claims;
 import dev.vigil.coordination.Lane;
 import dev.vigil.coordination.Ticket;
@@ -81,7 +82,7 @@ final class Scheduler {
    * lane (the lane's limit holds for hand-started work too) but ignores a pause and priorities;
    * everything the store checks (held, parked, not due) applies.
    */
-  Reply runByHand(TicketId id, long nowMonoMs, long nowWallMs) {
+  Reply runByHand(TicketId id, boolean resume, long nowMonoMs, long nowWallMs) {
     Optional<Ticket> ticket = ctx.store.ticket(id);
     if (ticket.isEmpty()) {
       return new Reply.NotFound("ticket " + id);
@@ -94,6 +95,14 @@ final class Scheduler {
     Optional<EngineConfig.LaneLimit> lane = ctx.config.lanes().stream().filter(l -> l.lane().equals(t.lane())).findFirst();
     if (lane.isEmpty()) {
       return new Reply.Invalid("ticket " + id + " is in lane '" + t.lane() + "', which is not configured");
+    }
+    Resumption resumption = Resumption.decide(id, ctx.config.workerType(t.type()).resumable(), ctx.store.checkpoint(id));
+    if (resume && resumption instanceof Resumption.Fresh f) { // Q17: resume or change nothing
+      return new Reply.Denied("ticket " + id + " would start over, not resume: " + switch (f.reason()) {
+        case NOT_RESUMABLE -> "its worker type '" + t.type() + "' is not resumable (\"resumable\": true in its"
+            + " configuration)";
+        case NO_CHECKPOINT -> "no earlier run of it saved a checkpoint";
+      } + "; nothing was started (vigil run " + id + " starts it over)");
     }
     int occupied = ctx.occupancy.of(t.lane());
     if (t.claimableAt(nowWallMs) && occupied >= lane.get().concurrency()) {
@@ -110,7 +119,8 @@ final class Scheduler {
     if (c instanceof Claim.Granted g) {
       ctx.occupancy.claimed(t.lane(), 1);
       tasks.launch(g, nowMonoMs, nowWallMs);
-      return new Reply.HandStarted(ctx.store.run(g.run().id()).orElse(g.run()));
+      return new Reply.HandStarted(ctx.store.run(g.run().id()).orElse(g.run()),
+          resumption instanceof Resumption.Resume r ? r.checkpoint() : null);
     } else if (c instanceof Claim.Denied d) {
       return switch (d.reason()) {
         case NOT_FOUND -> new Reply.NotFound("ticket " + id);

@@ -1,5 +1,6 @@
 package dev.vigil.supervisor.engine;
 
+import dev.vigil.coordination.Checkpointing;
 import dev.vigil.coordination.Exit;
 import dev.vigil.coordination.ExitAndFinish;
 import dev.vigil.coordination.ExitOwner;
@@ -13,6 +14,7 @@ import dev.vigil.supervisor.StopKind;
 import dev.vigil.supervisor.TimeoutLattice.Timeout;
 import dev.vigil.supervisor.Verdicts;
 import dev.vigil.supervisor.engine.port.OutcomeRecord;
+import dev.vigil.supervisor.engine.port.RunDirectories;
 import java.util.Optional;
 
 /**
@@ -68,6 +70,7 @@ final class Settling {
     RunExit facts = facts(t.run, reported ? r.exit().at(nowWallMs) : RunExit.unknown(nowWallMs), nowWallMs);
     StopKind stoppedBy = r.stop() == null ? null : r.stop().kind();
     boolean neverToldToGo = r.go() == RunPhase.Go.PENDING;
+    keepCheckpoint(t.run, nowWallMs);
     Exit e;
     if (reported) {
       // the supervisor's own exit: taken and settled in one transaction (a finish refused leaves the
@@ -109,6 +112,24 @@ final class Settling {
   }
 
   /**
+   * Q17: offers the store the checkpoint the dead worker of {@code run} left in its directory, before the run
+   * is settled, so that the next attempt resumes from the latest one the worker saved, whoever settles the run
+   * and after whatever crash. Offering again what the store keeps is refused as not newer and changes nothing.
+   */
+  private void keepCheckpoint(RunId run, long nowWallMs) {
+    Optional<RunDirectories.SavedCheckpoint> saved = ctx.directories.checkpoint(run);
+    if (saved.isEmpty()) {
+      return;
+    }
+    Checkpointing c = ctx.coordination.keepCheckpoint(run, saved.get().seq(), saved.get().value(), nowWallMs);
+    if (c instanceof Checkpointing.Kept k) {
+      ctx.record(new EngineEvent.CheckpointKept(run, k.checkpoint().seq(), k.checkpoint().bytes()));
+    } else if (!(c instanceof Checkpointing.Denied)) {
+      throw new AssertionError(c);
+    }
+  }
+
+  /**
    * The facts an exit records: the command's own exit code or signal when the worker wrote it with its
    * outcome (at {@code nowWallMs}), else {@code observed}.
    */
@@ -129,6 +150,7 @@ final class Settling {
    */
   void settle(RunId run, ExitOwner claimant, StopKind stoppedBy, boolean neverToldToGo, RunExit exit,
               boolean forDeadExitOwner, long nowWallMs) {
+    keepCheckpoint(run, nowWallMs);
     Finish f = finishOf(run, claimant, stoppedBy, neverToldToGo, exit, forDeadExitOwner, nowWallMs);
     Settlement s;
     try {

@@ -15,8 +15,11 @@ import java.util.regex.Pattern;
  * @param implementation what the worker host runs
  * @param classpath      entries added to Vigil's own classpath for this type's workers only (other
  *                       types never see them); empty for the built-in type
+ * @param resumable      whether each attempt of a ticket of this type receives the ticket's latest
+ *                       checkpoint (Q17, {@code dev.vigil.coordination.Resumption}); only a declared
+ *                       class can be: the daemon runs no code of a type, so the configuration says it
  */
-public record WorkerTypeSpec(String name, Implementation implementation, List<String> classpath) {
+public record WorkerTypeSpec(String name, Implementation implementation, List<String> classpath, boolean resumable) {
   /** The name of the built-in command type. */
   public static final String COMMAND = "command";
 
@@ -62,6 +65,11 @@ public record WorkerTypeSpec(String name, Implementation implementation, List<St
     }
   }
 
+  /** A type that is not resumable. */
+  public WorkerTypeSpec(String name, Implementation implementation, List<String> classpath) {
+    this(name, implementation, classpath, false);
+  }
+
   public WorkerTypeSpec {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(implementation, "implementation");
@@ -70,6 +78,10 @@ public record WorkerTypeSpec(String name, Implementation implementation, List<St
     classpath = List.copyOf(classpath);
     if (implementation instanceof Command && !classpath.isEmpty()) {
       throw new IllegalArgumentException("classpath is for a type with a class; the built-in command type has none");
+    }
+    if (resumable && implementation instanceof Command) {
+      throw new IllegalArgumentException("resumable is for a type with a class; the built-in command type cannot"
+          + " save checkpoints");
     }
     for (String entry : classpath) {
       if (entry.isBlank()) {
@@ -81,6 +93,11 @@ public record WorkerTypeSpec(String name, Implementation implementation, List<St
   /** The built-in command type under its own name, with the default stall exit code. */
   public static WorkerTypeSpec command() {
     return new WorkerTypeSpec(COMMAND, Command.DEFAULT, List.of());
+  }
+
+  /** This type, resumable or not (Q17). */
+  public WorkerTypeSpec resumable(boolean resumable) {
+    return new WorkerTypeSpec(name, implementation, classpath, resumable);
   }
 
   /** A declared class of the worker SPI called {@code name}, loaded with {@code classpath}. */

@@ -164,6 +164,11 @@ final class CrashingCoordination implements Coordination {
   private Store failingReads(Store s) {
     return new Store() {
       @Override
+      public java.util.Optional<dev.vigil.coordination.Checkpoint> checkpoint(dev.vigil.coordination.TicketId ticket) {
+        return query("checkpoint", () -> s.checkpoint(ticket));
+      }
+
+      @Override
       public java.util.Optional<dev.vigil.coordination.Question> question(dev.vigil.coordination.QuestionId id) {
         return query("question", () -> s.question(id));
       }
@@ -368,6 +373,11 @@ final class CrashingCoordination implements Coordination {
   @Override
   public boolean unparkLane(Lane lane) {
     return verb("unparkLane", () -> inner.unparkLane(lane));
+  }
+
+  @Override
+  public dev.vigil.coordination.Checkpointing keepCheckpoint(RunId run, long seq, String value, long nowMs) {
+    return verb("keepCheckpoint", () -> inner.keepCheckpoint(run, seq, value, nowMs));
   }
 
   @Override

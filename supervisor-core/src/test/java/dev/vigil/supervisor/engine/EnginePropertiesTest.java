@@ -36,6 +36,17 @@ class EnginePropertiesTest {
   }
 
   @Test
+  void Q17_anAttemptResumesFromTheLatestCheckpoint_amongCrashes() {
+    simulate("Q17", Simulation.Profile.CRASHES, 400).assertSaw(
+        "checkpoint saved", "checkpoint kept before settlement by daemon", "resumed from a checkpoint",
+        "started over past a checkpoint: not resumable", "daemon crash", "verb crash at keepCheckpoint before commit",
+        "verb crash at keepCheckpoint after commit", "kill -9 a worker", "exit taken as RECOVERY");
+    simulate("Q17 Q8", Simulation.Profile.MIXED, 300).assertSaw(
+        "hand start refused: would start over", "hand start resumed", "hand start resumed (--resume)",
+        "resumed from a checkpoint");
+  }
+
+  @Test
   void Q11_D4_restartKeepsLiveWorkers() {
     simulate("Q11 D4", Simulation.Profile.CRASHES, 1000).assertSaw(
         "daemon crash", "verb crash armed", "crash after launch", "recovered READOPT",

@@ -280,6 +280,42 @@ final class SimWorld {
     Verdict written;
     /** What its last worker wrote on stderr (a worker that died before its reservation says why). */
     Optional<String> lastWords = Optional.empty();
+    /** Q17: the latest checkpoint its worker saved ({@code checkpoint.json}). */
+    Optional<RunDirectories.SavedCheckpoint> checkpoint = Optional.empty();
+  }
+
+  /** Q17: a checkpoint as saved, with the run that saved it. */
+  record Saved(RunId run, long seq, String value) {}
+
+  /** Q17: each ticket's latest checkpoint saved in any run directory, at the moment it was saved. */
+  final Map<dev.vigil.coordination.TicketId, Saved> latestSaved = new TreeMap<>();
+
+  /** A task worker saves its {@code seq}-th checkpoint: durable in its directory from now on (Q17). */
+  void saveCheckpoint(TaskProc p, long seq) {
+    String value = "{\"run\":\"" + p.run + "\",\"seq\":" + seq + "}";
+    dirs.get(p.key).checkpoint = Optional.of(new RunDirectories.SavedCheckpoint(seq, value));
+    latestSaved.put(p.run.ticket(), new Saved(p.run, seq, value));
+    seen.saw("checkpoint saved");
+  }
+
+  /**
+   * Q17: an attempt receives the latest checkpoint any earlier run of its ticket saved when its type is
+   * resumable, and none otherwise: every earlier run is settled (C1), and each settlement kept what its
+   * directory held first, whatever crashed in between.
+   */
+  private void checkResumption(LaunchRequest request, WorkerKey.Task t) {
+    Saved want = request.type().resumable() ? latestSaved.get(t.run().ticket()) : null;
+    dev.vigil.coordination.Checkpoint got = request.previousCheckpoint();
+    Saved given = got == null ? null : new Saved(got.run(), got.seq(), got.value());
+    if (!java.util.Objects.equals(want, given)) {
+      laws.violated("Q17 resume from the latest: " + t.run() + " (type " + request.type().name() + ", resumable "
+          + request.type().resumable() + ") was handed " + given + " but the latest saved is " + want);
+    }
+    if (given != null) {
+      seen.saw("resumed from a checkpoint");
+    } else if (latestSaved.containsKey(t.run().ticket())) {
+      seen.saw("started over past a checkpoint: not resumable");
+    }
   }
 
   boolean reserved(WorkerKey key) {
@@ -324,6 +360,9 @@ final class SimWorld {
         tokens++;
         seen.saw("launch failed");
         return new Launch.Failed("simulated exec failure");
+      }
+      if (request.key() instanceof WorkerKey.Task t) {
+        checkResumption(request, t);
       }
       Object script = scripts.apply(request);
       String token = String.format("%016x", ++tokens).repeat(4);
@@ -409,6 +448,12 @@ final class SimWorld {
     public OutcomeRecord outcome(RunId run) {
       Dir d = dirs.get(new WorkerKey.Task(run));
       return d == null || d.outcome == null ? new OutcomeRecord.Absent("no outcome.json in runs/" + run) : d.outcome;
+    }
+
+    @Override
+    public Optional<RunDirectories.SavedCheckpoint> checkpoint(RunId run) {
+      Dir d = dirs.get(new WorkerKey.Task(run));
+      return d == null ? Optional.empty() : d.checkpoint;
     }
 
     @Override
@@ -634,6 +679,8 @@ final class SimWorld {
     OutcomeRecord wrote;
     boolean forked;
     boolean announced;
+    /** Q17: how many checkpoints it saved. */
+    long checkpoints;
 
     TaskProc(ProcessIdentity identity, RunId run, String build, String tokenHash, TaskScript script,
              int parentIncarnation, long startedAtMono) {
@@ -715,6 +762,9 @@ final class SimWorld {
         return;
       }
       long elapsed = now - workStartMono;
+      if (checkpoints < 2 && elapsed >= script.workMs() * (checkpoints + 1) / 5) { // Q17: two, before a crash at half
+        w.saveCheckpoint(this, ++checkpoints);
+      }
       if (!forked && script.forkOutlivesMs() >= 0 && elapsed >= script.workMs() / 3) {
         forked = true;
         ForkProc f = w.register(new ForkProc(w.newIdentity(identity.pgid()), this, script.forkOutlivesMs(), now));

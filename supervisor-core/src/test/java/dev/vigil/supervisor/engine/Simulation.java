@@ -292,7 +292,7 @@ final class Simulation {
   static final List<EngineConfig.LaneLimit> SCHEDULED_LANES =
       List.of(new EngineConfig.LaneLimit(LANE_A, 12), new EngineConfig.LaneLimit(LANE_B, 1));
   static final WorkerTypes TYPES = WorkerTypes.of(WorkerTypeSpec.declared("cmd", "sim.Cmd", List.of()),
-      WorkerTypeSpec.declared("py", "sim.Py", List.of()));
+      WorkerTypeSpec.declared("py", "sim.Py", List.of()).resumable(true)); // Q17: py resumes, cmd starts over
   private static final int QUIET_STEPS = 2_400;
 
   private static TimeoutLattice lattice() {
@@ -1365,12 +1365,29 @@ final class Simulation {
     Status.State state = report.status().state();
     Optional<Ticket> before = law.ticket(t);
     boolean laneParked = before.isPresent() && law.parkedLanes().contains(before.get().lane());
-    Reply r = command(new Command.RunByHand(t));
+    boolean resume = (t.seq() + world.wallMs) % 2 == 0; // not from rng: the other draws of a seed stay as they were
+    // Q17: what the attempt would be handed; --resume starts only an attempt that would resume
+    boolean wouldResume = before.isPresent() && TYPES.get(before.get().type()).map(WorkerTypeSpec::resumable).orElse(false)
+        && law.checkpoint(t).isPresent();
+    Reply r = command(new Command.RunByHand(t, resume));
     if (r == null) {
       return;
     }
     seen.saw("hand start " + r.getClass().getSimpleName());
+    boolean refusedToStartOver = r instanceof Reply.Denied d && d.reason().contains(" would start over, not resume: ");
+    if (refusedToStartOver) {
+      seen.saw("hand start refused: would start over");
+      expect(resume && !wouldResume, "Q17: --resume refuses only an attempt that would start over", r);
+      expect(law.ticket(t).equals(before), "Q17: a refused --resume changes nothing", r);
+      return;
+    }
     if (r instanceof Reply.HandStarted h) {
+      expect(!resume || wouldResume, "Q17: --resume starts only an attempt that would resume", r);
+      expect((h.resumedFrom() != null) == wouldResume && (h.resumedFrom() == null
+          || h.resumedFrom().equals(law.checkpoint(t).orElseThrow())), "Q17: a hand start resumes from the latest", r);
+      if (h.resumedFrom() != null) {
+        seen.saw(resume ? "hand start resumed (--resume)" : "hand start resumed");
+      }
       expect(h.run().handStarted() && h.run().id().ticket().equals(t), "a hand start claims a hand-started run of " + t, r);
       expect(before.isPresent() && before.get().claimableAt(world.wallMs) && !laneParked,
           "only a READY, unparked, due ticket is started by hand", r);
@@ -1819,6 +1836,11 @@ final class Simulation {
       seen.saw("settled " + s.verdict());
       settled(i, s);
       handStartedSettled(s.run());
+    } else if (e instanceof EngineEvent.CheckpointKept k) {
+      seen.saw("checkpoint kept before settlement by daemon");
+      if (law.run(k.run()).map(r -> r.state() == RunState.SETTLED).orElse(true)) {
+        violated("Q17: the checkpoint of " + k.run() + " was kept after the run settled");
+      }
     } else if (e instanceof EngineEvent.SettleDenied d) {
       violated("C8: a settlement by the only daemon was denied: " + d);
     } else if (e instanceof EngineEvent.RenewalDenied r) {

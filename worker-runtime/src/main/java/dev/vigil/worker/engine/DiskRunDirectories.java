@@ -107,6 +107,11 @@ public final class DiskRunDirectories implements RunDirectories {
   }
 
   @Override
+  public Optional<SavedCheckpoint> checkpoint(RunId run) {
+    return directoryOf(home, new WorkerKey.Task(run)).readCheckpoint();
+  }
+
+  @Override
   public Optional<RevivalGate.BusyRecord> latestBusy(WorkerKey key) {
     return directoryOf(home, key).readBusy().map(b -> new RevivalGate.BusyRecord(b.busy(), b.atWallMs()));
   }

@@ -157,6 +157,13 @@ public final class OsProcessTable implements ProcessTable {
     } catch (IOException | RuntimeException e) {
       return new Launch.Failed("cannot write the payload into " + dir.path() + ": " + e.getMessage());
     }
+    if (r.previousCheckpoint() != null) {
+      try {
+        dir.writeResumeFrom(r.previousCheckpoint()); // Q17
+      } catch (IOException | RuntimeException e) {
+        return new Launch.Failed("cannot write the checkpoint to resume from into " + dir.path() + ": " + e.getMessage());
+      }
+    }
     WorkerArgs args;
     try {
       args = argsOf(r);

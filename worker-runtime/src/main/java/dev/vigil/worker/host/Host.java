@@ -223,7 +223,8 @@ final class Host {
         return notConfirmed();
       }
     }
-    Outcome outcome = prepared.failure != null ? prepared.failure : runType(prepared.type, prepared.payload);
+    Outcome outcome = prepared.failure != null ? prepared.failure : runType(prepared.type, prepared.payload,
+        prepared.resumeFrom);
     return finish(outcome, runWork);
   }
 
@@ -248,24 +249,30 @@ final class Host {
   }
 
   /** The worker type and payload, or the permanent failure to report instead of running anything. */
-  private record Prepared(WorkerType type, JsonNode payload, Outcome failure) {}
+  private record Prepared(WorkerType type, JsonNode payload, Optional<JsonNode> resumeFrom, Outcome failure) {}
 
   private Prepared prepare() {
     JsonNode payload;
     try {
       payload = dir.readPayload();
     } catch (IOException e) {
-      return new Prepared(null, null, new Outcome.PermanentFailure(e.getMessage()));
+      return new Prepared(null, null, Optional.empty(), new Outcome.PermanentFailure(e.getMessage()));
+    }
+    Optional<JsonNode> resumeFrom;
+    try {
+      resumeFrom = dir.readResumeFrom(); // Q17: written by the daemon only for a resumable type
+    } catch (IOException e) {
+      return new Prepared(null, payload, Optional.empty(), new Outcome.Failed(e.getMessage()));
     }
     try {
-      return new Prepared(Types.load(args.implementation(), childDrainMs), payload, null);
+      return new Prepared(Types.load(args.implementation(), childDrainMs), payload, resumeFrom, null);
     } catch (IllegalArgumentException e) {
-      return new Prepared(null, payload, new Outcome.PermanentFailure(e.getMessage()));
+      return new Prepared(null, payload, resumeFrom, new Outcome.PermanentFailure(e.getMessage()));
     }
   }
 
-  private Outcome runType(WorkerType type, JsonNode payload) {
-    return TypeCall.outcome(type, new Context(payload));
+  private Outcome runType(WorkerType type, JsonNode payload, Optional<JsonNode> resumeFrom) {
+    return TypeCall.outcome(type, new Context(payload, resumeFrom));
   }
 
   /**
@@ -841,9 +848,37 @@ final class Host {
 
   private final class Context implements WorkContext {
     private final JsonNode payload;
+    private final Optional<JsonNode> resumeFrom;
+    /** The number of the run's last checkpoint (Q17), counting from 1; guarded by this context's lock. */
+    private long checkpointSeq;
 
-    Context(JsonNode payload) {
+    Context(JsonNode payload, Optional<JsonNode> resumeFrom) {
       this.payload = payload != null ? payload : JsonNodeFactory.instance.objectNode();
+      this.resumeFrom = resumeFrom;
+    }
+
+    @Override
+    public Optional<JsonNode> previousCheckpoint() {
+      return resumeFrom.map(JsonNode::deepCopy);
+    }
+
+    @Override
+    public void checkpoint(Object value) {
+      if (args.session().isPresent()) {
+        throw new UnsupportedOperationException("a service's worker cannot save checkpoints; a task's worker can");
+      }
+      JsonNode json = WorkContext.checkpointJson(value);
+      synchronized (this) {
+        long seq = checkpointSeq + 1;
+        try {
+          dir.writeCheckpoint(seq, json);
+        } catch (IOException e) {
+          throw new java.io.UncheckedIOException("checkpoint " + seq + " could not be written to "
+              + dir.file(RunDirectory.CHECKPOINT) + ": " + e.getMessage(), e);
+        }
+        checkpointSeq = seq;
+        HostLog.info("checkpoint " + seq + " saved (" + dev.vigil.worker.internal.Json.write(json).length + " bytes)");
+      }
     }
 
     @Override

@@ -117,6 +117,11 @@ public final class Json {
     return NODES.numberNode(exact);
   }
 
+  /** {@code node} as compact JSON text. */
+  public static String text(JsonNode node) {
+    return new String(write(node), java.nio.charset.StandardCharsets.UTF_8);
+  }
+
   /** Writes {@code node} as compact JSON in UTF-8. */
   public static byte[] write(JsonNode node) {
     ByteArrayOutputStream out = new ByteArrayOutputStream(128);

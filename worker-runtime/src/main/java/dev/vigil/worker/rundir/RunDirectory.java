@@ -42,6 +42,11 @@ import java.util.regex.Pattern;
  *       {@code result} (absent when there is none, as in every file written before results). A
  *       missing, truncated or corrupt file reads as {@link OutcomeRead.None} with a diagnosis, never as
  *       an exception.
+ *   <li>{@code checkpoint.json}: the latest checkpoint the worker saved (Q17), written like the outcome
+ *       before the worker's {@code checkpoint} call returns; the daemon offers it to the store before it
+ *       settles the run.
+ *   <li>{@code resume-from.json}: the checkpoint this attempt resumes from, written by the daemon before
+ *       the launch when the run's type is resumable and its ticket keeps one (Q17).
  *   <li>{@code stdout.log}, {@code stderr.log}: the worker's output, appended to by the worker and
  *       its command, and kept within the run's output bound by the worker host
  *       ({@link OutputFile}); once a log was cut, {@code stdout.cut.json} or {@code stderr.cut.json}
@@ -59,6 +64,8 @@ public final class RunDirectory {
   public static final String PAYLOAD = "payload.json";
   public static final String BUSY = "busy.json";
   public static final String OUTCOME = "outcome.json";
+  public static final String CHECKPOINT = "checkpoint.json";
+  public static final String RESUME_FROM = "resume-from.json";
   public static final String STDOUT = "stdout.log";
   public static final String STDERR = "stderr.log";
   /** Schema number written in every JSON file. */
@@ -377,6 +384,67 @@ public final class RunDirectory {
     } catch (IllegalArgumentException e) {
       return new OutcomeRead.None(OUTCOME + " is invalid: " + e.getMessage());
     }
+  }
+
+  // ---------------------------------------------------------------- checkpoints (Q17)
+
+  /**
+   * Writes the worker's {@code seq}-th checkpoint durably (temporary file, fsync, atomic rename, fsync of the
+   * directory), replacing the one before: from the return on, the run's settlement offers it to the store.
+   */
+  public void writeCheckpoint(long seq, JsonNode value) throws IOException {
+    dev.vigil.coordination.Checkpoint.check(seq, Json.text(Objects.requireNonNull(value, "value")));
+    write(CHECKPOINT, Json.object().put("v", SCHEMA).put("run", runId).put("seq", seq).set("value", value));
+  }
+
+  /**
+   * The latest checkpoint the worker saved, as its number and its value's JSON text; empty when there is
+   * none, or it is unreadable or not this run's (read permissively: the rename is atomic, so a crash never
+   * leaves half of one).
+   */
+  public Optional<dev.vigil.supervisor.engine.port.RunDirectories.SavedCheckpoint> readCheckpoint() {
+    try {
+      JsonNode n = read(CHECKPOINT);
+      checkSchema(n);
+      if (!Fields.text(n, "run").equals(runId) || !n.has("value")) {
+        return Optional.empty();
+      }
+      return Optional.of(new dev.vigil.supervisor.engine.port.RunDirectories.SavedCheckpoint(
+          Fields.integral(n, "seq"), Json.text(n.get("value"))));
+    } catch (IOException | RuntimeException e) {
+      return Optional.empty();
+    }
+  }
+
+  /**
+   * Writes the checkpoint this attempt resumes from, before its worker is launched; like the payload, a copy
+   * of what the store holds, so not forced to the device.
+   */
+  public void writeResumeFrom(dev.vigil.coordination.Checkpoint from) throws IOException {
+    ObjectNode n = Json.object().put("v", SCHEMA).put("run", from.run().toString()).put("seq", from.seq())
+        .put("savedAtMs", from.savedAtMs());
+    n.set("value", Json.parse(from.value().getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+    Files0600.writeAtomically(file(RESUME_FROM), Json.write(n), false);
+  }
+
+  /**
+   * The checkpoint this attempt resumes from: its value, empty when the daemon wrote none.
+   *
+   * @throws IOException with a one-line message when the file is there but unreadable
+   */
+  public Optional<JsonNode> readResumeFrom() throws IOException {
+    JsonNode n;
+    try {
+      n = read(RESUME_FROM);
+    } catch (NoSuchFileException e) {
+      return Optional.empty();
+    } catch (JsonProcessingException e) {
+      throw new IOException(RESUME_FROM + " is not JSON: " + e.getOriginalMessage());
+    }
+    if (!n.has("value")) {
+      throw new IOException(RESUME_FROM + " has no value");
+    }
+    return Optional.of(n.get("value"));
   }
 
   // ---------------------------------------------------------------- JSON files

@@ -126,8 +126,11 @@ public final class FakeWorkContext implements WorkContext {
   private final java.util.Map<dev.vigil.worker.Question, dev.vigil.worker.Question.Answer> answered =
       new java.util.IdentityHashMap<>();
   private boolean started;
+  private final Optional<JsonNode> previousCheckpoint;
+  private final List<JsonNode> checkpoints = new ArrayList<>();
 
   private FakeWorkContext(Builder b, Path runDirectory) {
+    this.previousCheckpoint = Optional.ofNullable(b.previousCheckpoint);
     this.runId = DiskRunDirectories.nameOf(b.session.<WorkerKey>map(WorkerKey.Service::new)
         .orElseGet(() -> new WorkerKey.Task(new RunId(b.ticket, b.attempt))));
     this.ticket = b.session.isPresent() ? Optional.empty() : Optional.of(b.ticket);
@@ -180,6 +183,7 @@ public final class FakeWorkContext implements WorkContext {
     private Map<String, String> environment;
     private long quiesceHoldMs = DEFAULTS.ms(Timeout.QUIESCE_HOLD);
     private boolean manualClock;
+    private JsonNode previousCheckpoint;
 
     private Builder(Optional<String> session) {
       this.session = session;
@@ -255,6 +259,18 @@ public final class FakeWorkContext implements WorkContext {
         throw new IllegalArgumentException("quiesceHold (" + hold + ") must be longer than 0");
       }
       this.quiesceHoldMs = ms;
+      return this;
+    }
+
+    /**
+     * The checkpoint this attempt resumes from ({@link WorkContext#previousCheckpoint()}), as an earlier
+     * attempt of a resumable type saved {@code value} (bound with {@link JsonBinding}, as
+     * {@link WorkContext#checkpoint} binds it); none by default, as for a first attempt or a type that is not
+     * resumable. A test of a resumable type passes what {@link FakeWorkContext#checkpoints()} of an earlier
+     * context returned.
+     */
+    public Builder previousCheckpoint(Object value) {
+      this.previousCheckpoint = WorkContext.checkpointJson(Objects.requireNonNull(value, "previousCheckpoint"));
       return this;
     }
 
@@ -502,6 +518,33 @@ public final class FakeWorkContext implements WorkContext {
   }
 
   // ------------------------------------------------------------------ WorkContext
+
+  /** Q17: the checkpoints the type saved, in order ({@link WorkContext#checkpoint}); the last is what a later attempt gets. */
+  public synchronized List<JsonNode> checkpoints() {
+    return checkpoints.stream().<JsonNode>map(JsonNode::deepCopy).toList();
+  }
+
+  /** The last checkpoint the type saved, if any. */
+  public synchronized Optional<JsonNode> lastCheckpoint() {
+    return checkpoints.isEmpty() ? Optional.empty() : Optional.of(checkpoints.get(checkpoints.size() - 1).deepCopy());
+  }
+
+  /** Saves the checkpoint as the host does, without the disk: bound and checked the same way, kept in order. */
+  @Override
+  public void checkpoint(Object value) {
+    if (session.isPresent()) {
+      throw new UnsupportedOperationException("a service's worker cannot save checkpoints; a task's worker can");
+    }
+    JsonNode json = WorkContext.checkpointJson(value);
+    synchronized (this) {
+      checkpoints.add(json);
+    }
+  }
+
+  @Override
+  public Optional<JsonNode> previousCheckpoint() {
+    return previousCheckpoint.map(JsonNode::deepCopy);
+  }
 
   @Override
   public String runId() {

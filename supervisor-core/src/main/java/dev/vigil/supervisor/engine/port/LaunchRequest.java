@@ -19,10 +19,24 @@ import java.util.Objects;
  *                adapter passes them to the worker only, never in its command line or a file
  * @param output  how much of the worker's stdout and of its stderr is kept: its lane's bound, the
  *                default bound for a service
+ * @param previousCheckpoint the checkpoint this attempt resumes from (Q17): its ticket's latest, when its
+ *                type is resumable and the ticket keeps one ({@link dev.vigil.coordination.Resumption});
+ *                else {@code null}. The adapter hands it to the worker through its directory
  */
 public record LaunchRequest(WorkerKey key, WorkerTypeSpec type, String payload, int attempt, String build,
-                            RunSpec spec, OutputBound output) {
+                            RunSpec spec, OutputBound output, dev.vigil.coordination.Checkpoint previousCheckpoint) {
+  /** A request that resumes from nothing. */
+  public LaunchRequest(WorkerKey key, WorkerTypeSpec type, String payload, int attempt, String build,
+                       RunSpec spec, OutputBound output) {
+    this(key, type, payload, attempt, build, spec, output, null);
+  }
+
   public LaunchRequest {
+    if (previousCheckpoint != null && !(key instanceof WorkerKey.Task t
+        && t.run().ticket().equals(previousCheckpoint.ticket()) && previousCheckpoint.run().compareTo(t.run()) < 0)) {
+      throw new IllegalArgumentException("the checkpoint of " + previousCheckpoint.run() + " given to " + key
+          + ": an attempt resumes only from an earlier run of its own ticket (Q17)");
+    }
     Objects.requireNonNull(output, "output");
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(type, "type");

@@ -39,6 +39,25 @@ public interface RunDirectories {
   OutcomeRecord outcome(RunId run);
 
   /**
+   * The latest checkpoint the worker of {@code run} saved in its {@code checkpoint.json} (Q17: written to a
+   * temporary file, fsynced, renamed, before the worker's {@code checkpoint} call returns); empty when there
+   * is none or it cannot be read (a file a crash cut short is never one: the rename is atomic).
+   */
+  Optional<SavedCheckpoint> checkpoint(RunId run);
+
+  /**
+   * A checkpoint as a worker saved it in its directory.
+   *
+   * @param seq   its number within the run, from 1
+   * @param value the saved value, JSON text of at most {@link dev.vigil.coordination.Checkpoint#MAX_BYTES}
+   */
+  record SavedCheckpoint(long seq, String value) {
+    public SavedCheckpoint {
+      dev.vigil.coordination.Checkpoint.check(seq, value);
+    }
+  }
+
+  /**
    * The latest busy-evidence record of a service's worker ({@code busy.json}, S3); empty when
    * missing or unreadable (a boot never revives a worker without a readable busy record).
    */
