@@ -126,6 +126,8 @@ public final class FakeWorkContext implements WorkContext {
   private final java.util.Map<dev.vigil.worker.Question, dev.vigil.worker.Question.Answer> answered =
       new java.util.IdentityHashMap<>();
   private boolean started;
+  /** S7: the snapshot the type said it started over, or null. */
+  private String restoredFrom;
 
   private FakeWorkContext(Builder b, Path runDirectory) {
     this.runId = DiskRunDirectories.nameOf(b.session.<WorkerKey>map(WorkerKey.Service::new)
@@ -627,6 +629,25 @@ public final class FakeWorkContext implements WorkContext {
   private synchronized void record(Progress p) {
     progress.add(p);
     notifyAll();
+  }
+
+  /** Records the snapshot as the worker host does (S7): checked alike, one snapshot per worker; see {@link #restoredFrom}. */
+  @Override
+  public synchronized void restored(String snapshot) {
+    if (session.isEmpty()) {
+      throw new UnsupportedOperationException("only a service's worker reports a restored snapshot; a task's cannot");
+    }
+    dev.vigil.coordination.TranscriptEntry.checkRestore("-", "-", java.util.Objects.requireNonNull(snapshot, "snapshot"), 0);
+    if (restoredFrom != null && !restoredFrom.equals(snapshot)) {
+      throw new IllegalStateException("this worker already started over snapshot " + restoredFrom
+          + "; a worker starts over one snapshot");
+    }
+    restoredFrom = snapshot;
+  }
+
+  /** S7: the snapshot the type said it started over ({@link WorkContext#restored}), if it did. */
+  public synchronized Optional<String> restoredFrom() {
+    return Optional.ofNullable(restoredFrom);
   }
 
   /**
