@@ -76,6 +76,10 @@ final class AttachCmd extends Main.Sub {
           return all(c);
         }
       }, r -> entries(p -> r.call("transcript", p)));
+      if (stored.isEmpty()) {
+        System.err.println("vigil: the store holds no transcript of service " + service
+            + " (vigil services lists the configured services)");
+      }
       attach(stored);
       flushPartial();
       return 0;

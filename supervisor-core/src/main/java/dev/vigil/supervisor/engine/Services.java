@@ -284,12 +284,11 @@ final class Services {
     if (s.phase() instanceof ServicePhase.WithWorker) {
       if (!(s.phase() instanceof ServicePhase.Stopping)) {
         stops.begin(s, StopKind.OPERATOR, false, Then.DOWN, nowMonoMs);
-        launches.transcribe(s, TranscriptEntry.Kind.DOWN, "stopped by an operator");
       }
       return new Reply.Acknowledged("service " + name + " stopping");
     }
     if (!(s.phase() instanceof ServicePhase.Down)) {
-      launches.transcribe(s, TranscriptEntry.Kind.DOWN, "stopped by an operator");
+      launches.transcribe(s, TranscriptEntry.Kind.DOWN, "stopped by an operator while it had no worker");
     }
     table.transition(s, new ServicePhase.Down(), "stopped by an operator");
     return new Reply.Acknowledged("service " + name + " is down");
