@@ -18,7 +18,7 @@ import java.util.List;
  * (C5). Verbs that act for a dead owner ({@link #adoptClaim}, {@link #abortClaim} by recovery,
  * {@link Finish#exitOwnerDead()}) take the owner the caller judged, and compare it with the store.
  */
-public interface Coordination extends QuestionVerbs, CheckpointVerbs {
+public interface Coordination extends QuestionVerbs, CheckpointVerbs, TranscriptVerbs {
   /** Read-only view of the same data. */
   Store store();
 
@@ -156,6 +156,10 @@ public interface Coordination extends QuestionVerbs, CheckpointVerbs {
   /** Returns true if the lane was parked before. */
   boolean unparkLane(Lane lane);
 
-  /** S1: appends the event of a service given up (a decision outside the store, reported in its stream). */
+  /**
+   * S1: appends the event of a service given up (a decision outside the store, reported in its stream) and, in the
+   * same transaction, the service's GIVEN_UP transcript entry (S7), whose output mark is that of the service's
+   * latest entry (0 when it has none).
+   */
   Event serviceGivenUp(String service, String why, long nowMs);
 }

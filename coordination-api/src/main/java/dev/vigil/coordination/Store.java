@@ -6,7 +6,7 @@ import java.util.Optional;
 import java.util.Set;
 
 /** Read-only queries over tickets, runs, leases, owners and questions. Nothing here changes state. */
-public interface Store extends QuestionReads, CheckpointReads {
+public interface Store extends QuestionReads, CheckpointReads, TranscriptReads {
   Optional<Ticket> ticket(TicketId id);
 
   /** The ticket's runs in run-number order (empty for an unknown ticket). */

@@ -137,6 +137,8 @@ class EmbeddingDocsTest {
     Map<String, String> contracts = Map.of(
         "CoordinationContract", "coordination-api/src/test/java/dev/vigil/coordination",
         "ProcessTableContract", "supervisor-core/src/test/java/dev/vigil/supervisor/engine",
+        "QuestionContract", "coordination-api/src/test/java/dev/vigil/coordination",
+        "TranscriptContract", "coordination-api/src/test/java/dev/vigil/coordination",
         "RunDirectoriesContract", "supervisor-core/src/test/java/dev/vigil/supervisor/engine",
         "WorkerChannelContract", "supervisor-core/src/test/java/dev/vigil/supervisor/engine");
     for (Map.Entry<String, String> c : contracts.entrySet()) {

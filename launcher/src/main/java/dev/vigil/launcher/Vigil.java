@@ -365,6 +365,32 @@ public final class Vigil implements AutoCloseable {
     return questions(java.util.Set.of(dev.vigil.coordination.Question.State.OPEN));
   }
 
+  /**
+   * A service's kept transcript entries, in id order (S7): its workers' launches, takeovers, exits, restarts, a
+   * give-up, stops, and one notice per restore of a snapshot ({@code WorkContext.restored}). Its output is not
+   * in it: each entry's {@code outputAt} says how much of the service's {@code stdout.log} came before it.
+   *
+   * @throws IllegalArgumentException when no service {@code service} is configured
+   */
+  public List<dev.vigil.coordination.TranscriptEntry> transcript(String service) {
+    List<dev.vigil.coordination.TranscriptEntry> out = new java.util.ArrayList<>();
+    long after = 0;
+    while (true) {
+      Reply r = call(new Command.Transcript(java.util.Objects.requireNonNull(service, "service"), after, 1_000));
+      if (r instanceof Reply.NotFound) {
+        throw new IllegalArgumentException("no service '" + service + "' is configured");
+      } else if (!(r instanceof Reply.TranscriptPage p)) {
+        throw new IllegalStateException("the daemon answered a transcript with " + r);
+      } else {
+        out.addAll(p.entries());
+        if (p.entries().size() < 1_000) {
+          return out;
+        }
+        after = p.entries().get(p.entries().size() - 1).id();
+      }
+    }
+  }
+
   /** Every question, in id order; an applied one says what the daemon did and what it skipped. */
   public List<dev.vigil.coordination.Question> allQuestions() {
     return questions(java.util.Set.of());

@@ -115,8 +115,9 @@ class JsonShapesTest {
   void everyFieldOfEveryJsonOutputIsDocumentedWithItsType() throws Exception {
     Map<String, Map<String, String>> shapes = shapes();
     // "store unavailable" is checked where a store fails: StoreOutageDaemonTest; "question" where questions are
-    // asked and answered: QuestionsCliTest
-    assertEquals(Set.of("ticket", "run", "status", "service", "event", "store unavailable", "schedule", "question"),
+    // asked and answered: QuestionsCliTest; "transcript" here (a restore notice and output lines: AttachCliTest)
+    assertEquals(Set.of("ticket", "run", "status", "service", "event", "store unavailable", "schedule", "question",
+        "transcript"),
         shapes.keySet());
     Path home = CliEndToEndTest.ownerOnlyHome(tmp, "shapes", homes);
     Path config = Files.writeString(tmp.resolve("vigil.json"),
@@ -164,6 +165,14 @@ class JsonShapesTest {
     assertTrue(lines.stream().anyMatch(l -> l.contains("\"kind\":\"CANCELLED\"")), "a cancel is an event: " + events.out());
     for (String l : lines) {
       check(shapes, "event", JSON.readTree(l), wrong);
+    }
+    Result attach = vigil(home, "attach", "idx", "--json");
+    assertEquals(0, attach.code(), attach.err());
+    List<String> entries = attach.out().lines().filter(l -> !l.isBlank()).toList();
+    assertTrue(entries.stream().anyMatch(l -> l.contains("\"kind\":\"LAUNCHED\"")), "a launch is in the transcript: "
+        + attach.out());
+    for (String l : entries) {
+      check(shapes, "transcript", JSON.readTree(l), wrong);
     }
     assertEquals(List.of(), wrong, "fields of --json output missing from docs/CLI.md or with another type");
     assertTrue(tasks.get(0).path("payload").isObject(), "a payload is a JSON object, not a string: " + tasks.get(0));

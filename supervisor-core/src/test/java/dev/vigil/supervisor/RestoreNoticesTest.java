@@ -99,4 +99,50 @@ class RestoreNoticesTest {
     });
     cov.assertComplete();
   }
+
+  /**
+   * S7 where the store keeps the notices: the reference store's {@code restored} decides as {@link RestoreNotices}
+   * does (a restore stored once, said again stores nothing and names the first notice), and a view rebuilt from the
+   * store's kept entries on every attach shows each restore once.
+   */
+  @Test
+  void S7_theStoreDecidesAsThePureModel_andAViewOfItsEntriesShowsEachRestoreOnce() {
+    Props.Coverage cov = new Props.Coverage("S7 store", Stored.Added.class, Stored.AlreadyStored.class,
+        Shown.Show.class, Shown.NothingNew.class);
+    Props.forSeeds(1_000, seed -> {
+      SplittableRandom r = new SplittableRandom(seed);
+      dev.vigil.coordination.law.LeaseLaw store = new dev.vigil.coordination.law.LeaseLaw();
+      RestoreNotices pure = RestoreNotices.none();
+      View view = View.fresh();
+      List<Notice> shown = new ArrayList<>();
+      long now = r.nextLong(1L << 40);
+      for (int step = 0; step < 1 + r.nextInt(20); step++) {
+        now += r.nextLong(1_000);
+        String ctx = "seed " + seed + ", step " + step;
+        if (r.nextInt(3) > 0) {
+          String id = "pid-" + r.nextInt(5);
+          Step<RestoreNotices, Stored> s = pure.onRestore(id, "snap-" + id, now);
+          pure = s.next();
+          dev.vigil.coordination.Restore d = store.restored("web", id, "snap-" + id, 0, now);
+          Notice n = new Notice(d.entry().restoreId(), d.entry().text(), d.entry().atMs());
+          Stored expected = s.decision();
+          assertEquals(expected, d instanceof dev.vigil.coordination.Restore.Added ? new Stored.Added(n)
+              : new Stored.AlreadyStored(n), ctx);
+          cov.saw(expected);
+        } else {
+          List<Notice> kept = store.transcript("web", 0, 10_000).stream()
+              .filter(e -> e.kind() == dev.vigil.coordination.TranscriptEntry.Kind.RESTORED)
+              .map(e -> new Notice(e.restoreId(), e.text(), e.atMs())).toList();
+          Step<View, Shown> a = view.attach(RestoreNotices.of(kept));
+          view = a.next();
+          if (a.decision() instanceof Shown.Show sh) {
+            shown.addAll(sh.notices());
+          }
+          cov.saw(a.decision());
+          SupervisorInvariants.s7OneNoticePerRestore(shown, pure.notices(), ctx);
+        }
+      }
+    });
+    cov.assertComplete();
+  }
 }

@@ -96,6 +96,21 @@ public interface WorkContext {
   void progress(String message, double fraction);
 
   /**
+   * Says that this service worker starts over restored state: the snapshot named {@code snapshot} (a name the
+   * type gives its saved state, like {@code counter-42} or a file name; 1-200 characters). The daemon keeps one
+   * restore notice per worker process in the service's transcript, which {@code vigil attach} shows once per
+   * view: saying it again, or to the next daemon after a restart, stores nothing more. Call it once the state
+   * is loaded; best effort, never blocks (the notice reaches the daemon once it welcomed this worker).
+   *
+   * @throws IllegalArgumentException when {@code snapshot} is empty or longer than 200 characters
+   * @throws IllegalStateException when this worker already reported another snapshot (a worker starts over one)
+   * @throws UnsupportedOperationException when this context is not a service's worker (a task run)
+   */
+  default void restored(String snapshot) {
+    throw new UnsupportedOperationException("only a service's worker reports a restored snapshot");
+  }
+
+  /**
    * Asks a person {@code question} and waits for the answer (Q16): the question is kept by the daemon in its
    * store, shown by {@code vigil questions} and answered with {@code vigil answer}; the daemon applies the
    * answer (with any actions of the chosen option) and hands the option's value back here. The run keeps its

@@ -30,6 +30,7 @@ import dev.vigil.coordination.Question;
 import dev.vigil.coordination.QuestionId;
 import dev.vigil.coordination.QuestionPlan;
 import dev.vigil.coordination.Readopt;
+import dev.vigil.coordination.Restore;
 import dev.vigil.coordination.Renewal;
 import dev.vigil.coordination.Retry;
 import dev.vigil.coordination.RetryPolicy;
@@ -50,6 +51,7 @@ import dev.vigil.coordination.TicketId;
 import dev.vigil.coordination.TicketMove;
 import dev.vigil.coordination.TicketQuery;
 import dev.vigil.coordination.TicketState;
+import dev.vigil.coordination.TranscriptEntry;
 import dev.vigil.coordination.Verdict;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -101,6 +103,9 @@ public final class LeaseLaw implements Coordination, Store {
   private final SortedMap<QuestionId, Question> questions = new TreeMap<>();
   private final Map<String, QuestionId> questionKeys = new HashMap<>();
   private final SortedMap<TicketId, Checkpoint> checkpoints = new TreeMap<>();
+  /** Every service's kept transcript entries (S7), in id order. */
+  private final List<TranscriptEntry> transcript = new ArrayList<>();
+  private long transcriptSeq;
 
   public LeaseLaw(RetryPolicy policy) {
     this.policy = Objects.requireNonNull(policy, "policy");
@@ -519,7 +524,65 @@ public final class LeaseLaw implements Coordination, Store {
   public synchronized Event serviceGivenUp(String service, String why, long nowMs) {
     Objects.requireNonNull(why, "why");
     append(List.of(Events.ofServiceGivenUp(service, why, nowMs)));
+    long mark = 0;
+    for (TranscriptEntry e : transcript) {
+      if (e.service().equals(service)) {
+        mark = e.outputAt();
+      }
+    }
+    appendEntry(service, nowMs, TranscriptEntry.Kind.GIVEN_UP, why, mark, null);
     return events.get(events.size() - 1);
+  }
+
+  // ---- transcripts (S7) ----
+
+  @Override
+  public synchronized TranscriptEntry transcribe(String service, TranscriptEntry.Kind kind, String text, long outputAt,
+                                                 long nowMs) {
+    TranscriptEntry.checkLifecycle(service, kind, text, outputAt);
+    return appendEntry(service, nowMs, kind, text, outputAt, null);
+  }
+
+  @Override
+  public synchronized Restore restored(String service, String restoreId, String snapshot, long outputAt, long nowMs) {
+    TranscriptEntry.checkRestore(service, restoreId, snapshot, outputAt);
+    for (TranscriptEntry e : transcript) {
+      if (e.service().equals(service) && restoreId.equals(e.restoreId())) {
+        return new Restore.AlreadyStored(e);
+      }
+    }
+    return new Restore.Added(appendEntry(service, nowMs, TranscriptEntry.Kind.RESTORED, snapshot, outputAt, restoreId));
+  }
+
+  /** Appends one entry, then deletes the service's entries past its bounds (newest kept). */
+  private TranscriptEntry appendEntry(String service, long nowMs, TranscriptEntry.Kind kind, String text, long outputAt,
+                                      String restoreId) {
+    TranscriptEntry e = new TranscriptEntry(++transcriptSeq, service, nowMs, kind, TranscriptEntry.bounded(text),
+        outputAt, restoreId);
+    transcript.add(e);
+    int lifecycle = 0;
+    int restores = 0;
+    for (int i = transcript.size() - 1; i >= 0; i--) {
+      TranscriptEntry t = transcript.get(i);
+      if (!t.service().equals(service)) {
+        continue;
+      }
+      boolean restore = t.kind() == TranscriptEntry.Kind.RESTORED;
+      int kept = restore ? ++restores : ++lifecycle;
+      if (kept > (restore ? TranscriptEntry.KEEP_RESTORES : TranscriptEntry.KEEP_LIFECYCLE)) {
+        transcript.remove(i);
+      }
+    }
+    return e;
+  }
+
+  @Override
+  public synchronized List<TranscriptEntry> transcript(String service, long afterId, int limit) {
+    Objects.requireNonNull(service, "service");
+    if (limit < 1) {
+      throw new IllegalArgumentException("limit (" + limit + ") must be >= 1");
+    }
+    return transcript.stream().filter(e -> e.service().equals(service) && e.id() > afterId).limit(limit).toList();
   }
 
   private void append(List<Event.Draft> drafts) {

@@ -687,7 +687,27 @@ public final class H2Coordination implements Coordination, AutoCloseable {
   public Event serviceGivenUp(String service, String why, long nowMs) {
     Objects.requireNonNull(why, "why");
     Event.Draft d = Events.ofServiceGivenUp(service, why, nowMs);
-    return tx.run("serviceGivenUp", e -> false, c -> append(c, List.of(d)).get(0));
+    return tx.run("serviceGivenUp", e -> false, c -> {
+      Event e = append(c, List.of(d)).get(0);
+      H2Transcripts.givenUp(c, service, why, nowMs); // S7: in the transaction of its event
+      return e;
+    });
+  }
+
+  // ---- transcripts (S7) ----
+
+  @Override
+  public dev.vigil.coordination.TranscriptEntry transcribe(String service, dev.vigil.coordination.TranscriptEntry.Kind kind,
+                                                           String text, long outputAt, long nowMs) {
+    dev.vigil.coordination.TranscriptEntry.checkLifecycle(service, kind, text, outputAt);
+    return tx.run("transcribe", e -> false, c -> H2Transcripts.transcribe(c, service, kind, text, outputAt, nowMs));
+  }
+
+  @Override
+  public dev.vigil.coordination.Restore restored(String service, String restoreId, String snapshot, long outputAt,
+                                                 long nowMs) {
+    dev.vigil.coordination.TranscriptEntry.checkRestore(service, restoreId, snapshot, outputAt);
+    return tx.run("restored", r -> false, c -> H2Transcripts.restored(c, service, restoreId, snapshot, outputAt, nowMs));
   }
 
   @Override

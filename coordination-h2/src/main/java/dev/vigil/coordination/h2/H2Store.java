@@ -200,6 +200,15 @@ final class H2Store implements Store {
   }
 
   @Override
+  public List<dev.vigil.coordination.TranscriptEntry> transcript(String service, long afterId, int limit) {
+    java.util.Objects.requireNonNull(service, "service");
+    if (limit < 1) {
+      throw new IllegalArgumentException("limit (" + limit + ") must be >= 1");
+    }
+    return tx.read("transcript", c -> H2Transcripts.read(c, service, afterId, limit));
+  }
+
+  @Override
   public Snapshot snapshot() {
     return tx.read("snapshot", c -> {
       int isolation = c.getTransactionIsolation();

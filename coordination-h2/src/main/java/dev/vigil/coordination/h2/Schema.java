@@ -90,6 +90,12 @@ import java.util.List;
  * was kept and its JSON text (at most 64 KiB, which {@code Checkpoint} checks in bytes). Replaced in place by
  * a newer checkpoint ({@link H2Checkpoints}); a table of its own, like {@code run_results}, so that the pages
  * of {@code runs} stay small. No row changes.
+ * <p>Version 8 (service transcripts, S7), written by {@link #transcriptsMigration()}: {@code service_transcript},
+ * one row per kept entry of a service's transcript ({@code id} from the {@code transcript_seq} counter, no gaps,
+ * commit order), its kind with a CHECK, its text, the output mark {@code output_at} and, exactly for a RESTORED
+ * entry (CHECK), its {@code restore_id}, with {@code (service, restore_id)} UNIQUE: a restore's notice is stored
+ * once. Entries past a service's bound are deleted in the transaction that appends a newer one; the index on
+ * {@code (service, id)} serves both the reads and that deletion. No row changes.
  *
  * <p>H2 commits each DDL statement on its own, so a migration is written to be re-run from any
  * point ({@code IF NOT EXISTS}); {@code schema_version} is created first, so a crash inside
@@ -97,7 +103,7 @@ import java.util.List;
  */
 final class Schema {
   /** The newest schema this build writes. */
-  static final int CURRENT_VERSION = 7;
+  static final int CURRENT_VERSION = 8;
 
   /** One step of a migration: a statement, or code that reads the schema first. */
   interface Change {
@@ -227,7 +233,29 @@ final class Schema {
       new Migration(4, "task dependencies", migration4()),
       new Migration(5, "recurring schedules", migrationSchedules()),
       new Migration(6, "questions for a person", questionsMigration()),
-      new Migration(7, "checkpoints", checkpointsMigration()));
+      new Migration(7, "checkpoints", checkpointsMigration()),
+      new Migration(8, "service transcripts", transcriptsMigration()));
+
+  /** Version 8: the {@code service_transcript} table (see the class comment); re-runnable, so it can take another number. */
+  private static List<Change> transcriptsMigration() {
+    return sql(List.of(
+        """
+        CREATE TABLE IF NOT EXISTS service_transcript (
+          id BIGINT NOT NULL PRIMARY KEY CHECK (id >= 1),
+          service VARCHAR(64) NOT NULL,
+          at_ms BIGINT NOT NULL,
+          kind VARCHAR(10) NOT NULL CHECK (kind IN ('LAUNCHED', 'ADOPTED', 'EXITED', 'RESTARTING', 'GIVEN_UP', 'DOWN',
+            'RESTORED')),
+          text VARCHAR(1000) NOT NULL,
+          output_at BIGINT NOT NULL CHECK (output_at >= 0),
+          restore_id VARCHAR(200),
+          CONSTRAINT service_transcript_restore_id_exactly_for_a_restore CHECK ((kind = 'RESTORED') = (restore_id IS NOT NULL)),
+          CONSTRAINT service_transcript_one_notice_per_restore UNIQUE (service, restore_id)
+        )""",
+        "CREATE INDEX IF NOT EXISTS service_transcript_by_service ON service_transcript(service, id)",
+        "INSERT INTO counters(name, issued) SELECT 'transcript_seq', 0 WHERE NOT EXISTS "
+            + "(SELECT 1 FROM counters WHERE name = 'transcript_seq')"));
+  }
 
   /** Version 4: prerequisites and dependency holds (Q14); re-runnable from any point. */
   private static List<Change> migration4() {

@@ -795,6 +795,8 @@ public final class Daemon implements AutoCloseable {
       return new WorkerMessage.OutcomeReported(o.outcome().verdict());
     } else if (m instanceof Message.Ask a) {
       return new WorkerMessage.Ask(a.seq(), a.text(), a.options());
+    } else if (m instanceof Message.Restored r) {
+      return new WorkerMessage.Restored(r.restoreId(), r.snapshot());
     }
     return null;
   }

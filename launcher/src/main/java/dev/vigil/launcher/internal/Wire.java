@@ -148,6 +148,18 @@ public final class Wire {
         return new Command.Retry(ticket(args));
       case "questions":
         return new Command.Questions(questionStates(args));
+      case "transcript": {
+        long after = 0;
+        if (args.hasNonNull("after")) {
+          JsonNode n = args.get("after");
+          after = n.isIntegralNumber() && n.canConvertToLong() ? n.longValue() : -1;
+          if (after < 0) {
+            throw new IllegalArgumentException("after '" + n.asText() + "' is not a transcript entry id (a whole number)");
+          }
+        }
+        return new Command.Transcript(required(args, "service"), after,
+            args.hasNonNull("limit") ? limit(args) : MAX_PAGE);
+      }
       case "answer":
         return new Command.Answer(questionId(required(args, "question")), required(args, "option"));
       case "events": {
@@ -461,6 +473,10 @@ public final class Wire {
     } else if (r instanceof Reply.EventList l) {
       ArrayNode a = o.putArray("events");
       l.events().forEach(e -> a.add(event(e)));
+    } else if (r instanceof Reply.TranscriptPage t) {
+      o.put("service", t.service());
+      ArrayNode a = o.putArray("entries");
+      t.entries().forEach(e -> a.add(transcriptEntry(e)));
     } else if (r instanceof Reply.Killing k) {
       o.set("run", run(k.run()));
       o.put("message", k.message());
@@ -658,6 +674,20 @@ public final class Wire {
   }
 
   /** An event as {@code vigil events --json} prints it: one object, its fields by name. */
+  /** S7: one transcript entry as the {@code transcript} op and {@code vigil attach --json} give it. */
+  public static ObjectNode transcriptEntry(dev.vigil.coordination.TranscriptEntry e) {
+    ObjectNode o = JSON.createObjectNode();
+    o.put("id", e.id());
+    o.put("atMs", e.atMs());
+    o.put("kind", e.kind().name());
+    o.put("text", e.text());
+    o.put("outputAt", e.outputAt());
+    if (e.restoreId() != null) {
+      o.put("restoreId", e.restoreId());
+    }
+    return o;
+  }
+
   public static ObjectNode event(Event e) {
     ObjectNode o = JSON.createObjectNode();
     o.put("id", e.id());

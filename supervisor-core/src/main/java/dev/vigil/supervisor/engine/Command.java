@@ -149,6 +149,21 @@ public sealed interface Command {
     }
   }
 
+  /**
+   * S7: the kept transcript entries of {@code service} after {@code afterId}, in id order: at most {@code limit}.
+   */
+  record Transcript(String service, long afterId, int limit) implements Command {
+    public Transcript {
+      Objects.requireNonNull(service, "service");
+      if (afterId < 0) {
+        throw new IllegalArgumentException("after (" + afterId + ") must be >= 0");
+      }
+      if (limit < 1) {
+        throw new IllegalArgumentException("limit (" + limit + ") must be >= 1");
+      }
+    }
+  }
+
   /** Q15: store a new recurring schedule; refused when its lane or worker type is not configured. */
   record ScheduleAdd(dev.vigil.coordination.schedule.ScheduleSpec spec) implements Command {
     public ScheduleAdd {

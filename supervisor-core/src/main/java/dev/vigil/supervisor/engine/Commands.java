@@ -51,6 +51,10 @@ final class Commands {
     } else if (command instanceof Command.Questions q) {
       return new Reply.QuestionList(ctx.store.questions(q.states()));
     }
+    if (command instanceof Command.Transcript t
+        && ctx.config.services().stream().noneMatch(s -> s.name().equals(t.service()))) {
+      return new Reply.NotFound("service " + t.service());
+    }
     Optional<Reply> read = Reads.answer(ctx.store, command);
     if (read.isPresent()) {
       return read.get();

@@ -286,6 +286,10 @@ public final class Engine {
       if (from instanceof WorkerKey.Task t && !lifecycle.stopped()) {
         questions.onAsk(t.run(), a, nowWallMs); // Q16
       }
+    } else if (message instanceof WorkerMessage.Restored r) {
+      if (from instanceof WorkerKey.Service s && !lifecycle.stopped()) {
+        services.onRestored(s.service(), r); // S7
+      }
     } else if (message instanceof WorkerMessage.Hello h) {
       throw new IllegalArgumentException("a hello goes to onHello, not onMessage: " + h);
     } else if (!(message instanceof WorkerMessage.Idle || message instanceof WorkerMessage.Progress)) {
@@ -309,7 +313,8 @@ public final class Engine {
     firing.ticketMayHaveEnded(); // a cancel or a kill may let a waiting fire go
     questionsWanted |= !(command instanceof Command.StatusQuery || command instanceof Command.ListTickets
         || command instanceof Command.Show || command instanceof Command.ListRuns || command instanceof Command.Events
-        || command instanceof Command.Questions || command instanceof Command.ScheduleList); // an answer, a hold...: not a read
+        || command instanceof Command.Questions || command instanceof Command.ScheduleList
+        || command instanceof Command.Transcript); // an answer, a hold...: not a read
     if (command instanceof Command.Shutdown s) {
       lifecycle.shutdown(s.mode(), replyTo, nowMonoMs, nowWallMs);
     } else {

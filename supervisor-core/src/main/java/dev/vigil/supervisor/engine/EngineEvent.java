@@ -137,6 +137,9 @@ public sealed interface EngineEvent {
 
   record ServiceDown(String service, String why) implements EngineEvent {}
 
+  /** S7: a service's worker started over a restored snapshot; {@code added} when its notice was stored now. */
+  record ServiceRestored(String service, String restoreId, String snapshot, boolean added) implements EngineEvent {}
+
   record QuiesceStarted(Set<String> workers) implements EngineEvent {
     public QuiesceStarted {
       workers = Set.copyOf(workers);

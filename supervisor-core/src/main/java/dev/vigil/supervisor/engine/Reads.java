@@ -11,7 +11,7 @@ import java.util.Optional;
 
 /**
  * The answers to the commands that only read the store (tickets, one ticket with its runs, runs,
- * events): one function for the engine and for a view that reads the store while no daemon runs,
+ * events, a service's transcript): one function for the engine and for a view that reads the store while no daemon runs,
  * so that both answer alike.
  */
 public final class Reads {
@@ -29,6 +29,8 @@ public final class Reads {
       return Optional.of(new Reply.RunList(store.runs(l.query())));
     } else if (command instanceof Command.Events e) {
       return Optional.of(new Reply.EventList(store.events(e.afterId(), e.limit())));
+    } else if (command instanceof Command.Transcript t) {
+      return Optional.of(new Reply.TranscriptPage(t.service(), store.transcript(t.service(), t.afterId(), t.limit())));
     }
     return Optional.empty();
   }

@@ -85,6 +85,19 @@ public sealed interface Reply {
   }
 
   /**
+   * S7: a service's transcript entries, in id order.
+   *
+   * @param service the service
+   * @param entries its kept entries asked for
+   */
+  record TranscriptPage(String service, List<dev.vigil.coordination.TranscriptEntry> entries) implements Reply {
+    public TranscriptPage {
+      Objects.requireNonNull(service, "service");
+      entries = List.copyOf(entries);
+    }
+  }
+
+  /**
    * Q13: a kill is on record and its run is being stopped (or will be instead of starting).
    *
    * @param run     the run as the store has it after the kill was recorded

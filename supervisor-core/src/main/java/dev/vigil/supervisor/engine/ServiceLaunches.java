@@ -1,6 +1,8 @@
 package dev.vigil.supervisor.engine;
 
 import dev.vigil.coordination.ProcessIdentity;
+import dev.vigil.coordination.TranscriptEntry;
+import dev.vigil.supervisor.Durations;
 import dev.vigil.supervisor.Adoption;
 import dev.vigil.supervisor.RevivalGate;
 import dev.vigil.supervisor.Step;
@@ -47,6 +49,7 @@ final class ServiceLaunches {
     } else if (l instanceof Launch.Started st) {
       table.transition(s, new ServicePhase.Launching(st.identity(), st.tokenHash(),
           nowMonoMs + ctx.ms(Timeout.LAUNCH_HANDOFF)), why);
+      transcribe(s, TranscriptEntry.Kind.LAUNCHED, why + " (pid " + st.identity().pid() + ")");
     } else {
       throw new AssertionError(l);
     }
@@ -68,6 +71,7 @@ final class ServiceLaunches {
     if (r instanceof Adoption.Relaunch.Retry.RetryAfter ra) {
       ctx.record(new EngineEvent.ServiceRestartScheduled(s.name(), ra.delayMs(), why));
       table.transition(s, new ServicePhase.Backoff(nowMonoMs + ra.delayMs()), why);
+      transcribe(s, TranscriptEntry.Kind.RESTARTING, "in " + Durations.format(ra.delayMs()) + ": " + why);
     } else if (r instanceof Adoption.Relaunch.Retry.GiveUp g) {
       giveUp(s, g, why);
     } else {
@@ -84,6 +88,14 @@ final class ServiceLaunches {
     g.survivor().ifPresent(id -> workers.signal(s.key(), id, Signal.TERM));
   }
 
+  /**
+   * S7: appends a lifecycle entry to the service's transcript, marked with the length of its output now. The
+   * store writes it in its own transaction: the decision it tells of is the engine's, made in memory just before.
+   */
+  void transcribe(Svc s, TranscriptEntry.Kind kind, String text) {
+    ctx.coordination.transcribe(s.name(), kind, text, ctx.directories.outputMark(s.key()), ctx.nowWallMs);
+  }
+
   /** A restart pause is over: stop a survivor again (S6), or launch. */
   void retryDue(Svc s, long nowMonoMs) {
     boolean survivorAlive = s.relaunch.survivor()
@@ -97,6 +109,8 @@ final class ServiceLaunches {
       ctx.record(new EngineEvent.ServiceRestartScheduled(s.name(), again.retryAfterMs(),
           "survivor " + again.survivor() + " lives on: stopped again, counted as a failure"));
       table.transition(s, new ServicePhase.Backoff(nowMonoMs + again.retryAfterMs()), "survivor lives on");
+      transcribe(s, TranscriptEntry.Kind.RESTARTING, "in " + Durations.format(again.retryAfterMs())
+          + ": an earlier worker still lives; it is stopped again");
       workers.signal(s.key(), again.survivor(), Signal.TERM);
     } else if (r instanceof Adoption.Relaunch.Retry.GiveUp g) {
       giveUp(s, g, "survivor lives on");
@@ -113,6 +127,7 @@ final class ServiceLaunches {
   void died(Svc s, long nowMonoMs, long nowWallMs) {
     String how = s.exitSeen == null ? "found dead: its process is gone and its run lock is free" : "exited (" + s.exitSeen + ")";
     ctx.record(new EngineEvent.ServiceExited(s.name(), how));
+    transcribe(s, TranscriptEntry.Kind.EXITED, "worker " + how);
     if (table.idleStopInFlight.remove(s.name()) && s.exitSeen != null && s.exitSeen.clean()) {
       // it complied with the late idle stop of an abandoned shutdown: idle, not a failure (S1)
       if (s.spec.activation() == ServiceSpec.Activation.ALWAYS) {
@@ -132,6 +147,7 @@ final class ServiceLaunches {
     } else if (r instanceof RevivalGate.Revival.Stay st) {
       ctx.record(new EngineEvent.ServiceDown(s.name(), "worker " + how + " without work (" + st.reason() + ")"));
       table.transition(s, new ServicePhase.Down(), "closed: " + how);
+      transcribe(s, TranscriptEntry.Kind.DOWN, "on demand and without work: left down until it is wanted");
     } else {
       throw new AssertionError(r);
     }

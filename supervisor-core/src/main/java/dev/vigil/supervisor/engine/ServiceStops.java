@@ -1,5 +1,6 @@
 package dev.vigil.supervisor.engine;
 
+import dev.vigil.coordination.TranscriptEntry;
 import dev.vigil.supervisor.Step;
 import dev.vigil.supervisor.StopKind;
 import dev.vigil.supervisor.Stopping;
@@ -56,6 +57,8 @@ final class ServiceStops {
     StopKind kind = st.stop().kind();
     if (step.decision() instanceof Stopping.Action.Done) {
       ctx.record(new EngineEvent.ServiceExited(s.name(), "stopped (" + kind + ")" + s.how()));
+      launches.transcribe(s, st.then() == Then.RELAUNCH ? TranscriptEntry.Kind.EXITED : TranscriptEntry.Kind.DOWN,
+          "worker stopped " + stopWords(kind) + (st.then() == Then.RELAUNCH ? "; it is started again" : "; left down"));
       if (st.then() == Then.RELAUNCH) {
         launches.launch(s, nowMonoMs, "relaunched on build " + ctx.config.build());
       } else {
@@ -71,6 +74,16 @@ final class ServiceStops {
     } else if (!step.next().equals(st.stop())) {
       table.transition(s, st.with(step.next()), s.note());
     }
+  }
+
+  /** S7: why a worker was stopped, in the transcript's words. */
+  private static String stopWords(StopKind kind) {
+    return switch (kind) {
+      case IDLE_SHUTDOWN -> "idle, as the daemon shut down";
+      case LOST -> "as lost: it was not this daemon's build or did not report";
+      case OPERATOR -> "by an operator (or with every worker at the daemon's shutdown)";
+      default -> "(" + kind.name().toLowerCase(java.util.Locale.ROOT) + ")";
+    };
   }
 
   /** The idle-shutdown stop of one service whose worker quiesced (S5): no signal follows; a stop in progress stays. */

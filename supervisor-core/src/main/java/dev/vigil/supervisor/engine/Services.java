@@ -1,6 +1,7 @@
 package dev.vigil.supervisor.engine;
 
 import dev.vigil.coordination.ProcessIdentity;
+import dev.vigil.coordination.TranscriptEntry;
 import dev.vigil.supervisor.Adoption;
 import dev.vigil.supervisor.Durations;
 import dev.vigil.supervisor.HelloCheck;
@@ -230,6 +231,7 @@ final class Services {
     if (v instanceof Adoption.Verdict.Adopt) {
       table.transition(s, new ServicePhase.Up(a.identity(), token, hello.build()), "taken over: the same build");
       ctx.record(new EngineEvent.ServiceUp(s.name(), true));
+      launches.transcribe(s, TranscriptEntry.Kind.ADOPTED, "taken over by a new daemon (pid " + a.identity().pid() + ")");
       ctx.record(new EngineEvent.Welcomed(s.key(), true));
       return new ToWorker.Welcome(build, true);
     } else if (v instanceof Adoption.Verdict.StopAsLost lost) {
@@ -241,6 +243,21 @@ final class Services {
     } else {
       throw new AssertionError("a worker that said hello is alive and reported a build: " + v);
     }
+  }
+
+  /**
+   * S7: a welcomed worker of service {@code name} started over a restored snapshot: the store keeps one notice
+   * per restore, so a worker that says it again to this daemon or the next one stores nothing more.
+   */
+  void onRestored(String name, WorkerMessage.Restored r) {
+    Svc s = table.get(name).orElse(null);
+    if (s == null || !(s.phase() instanceof ServicePhase.WithWorker)) {
+      return;
+    }
+    dev.vigil.coordination.Restore stored = ctx.coordination.restored(name, r.restoreId(), r.snapshot(),
+        ctx.directories.outputMark(s.key()), ctx.nowWallMs);
+    ctx.record(new EngineEvent.ServiceRestored(name, r.restoreId(), r.snapshot(),
+        stored instanceof dev.vigil.coordination.Restore.Added));
   }
 
   // ---- commands and shutdown ----
@@ -269,6 +286,9 @@ final class Services {
         stops.begin(s, StopKind.OPERATOR, false, Then.DOWN, nowMonoMs);
       }
       return new Reply.Acknowledged("service " + name + " stopping");
+    }
+    if (!(s.phase() instanceof ServicePhase.Down)) {
+      launches.transcribe(s, TranscriptEntry.Kind.DOWN, "stopped by an operator while it had no worker");
     }
     table.transition(s, new ServicePhase.Down(), "stopped by an operator");
     return new Reply.Acknowledged("service " + name + " is down");

@@ -80,6 +80,17 @@ public sealed interface WorkerMessage {
   }
 
   /**
+   * S7: the worker started over a restored snapshot: restore {@code restoreId} of {@code snapshot}. Said again,
+   * with the same id, after every reconnect: the store keeps one notice per restore.
+   */
+  record Restored(String restoreId, String snapshot) implements WorkerMessage {
+    public Restored {
+      Objects.requireNonNull(restoreId, "restoreId");
+      Objects.requireNonNull(snapshot, "snapshot");
+    }
+  }
+
+  /**
    * The worker asks a person (Q16): its {@code seq}-th question within its run (asked again, with the same
    * number, after every reconnect).
    */

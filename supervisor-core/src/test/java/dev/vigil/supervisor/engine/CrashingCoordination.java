@@ -57,6 +57,9 @@ final class CrashingCoordination implements Coordination {
   /** Q16: how often the store granted each question's apply (committed, whether or not the daemon saw it). */
   private final java.util.Map<dev.vigil.coordination.QuestionId, Integer> applies = new java.util.TreeMap<>();
 
+  /** S7: how often the store added each restore's notice ("service/restoreId"), committed whether or not the daemon saw it. */
+  private final java.util.Map<String, Integer> restoresAdded = new java.util.TreeMap<>();
+
   CrashingCoordination(Coordination inner) {
     this.inner = inner;
     this.reads = failingReads(inner.store());
@@ -117,6 +120,11 @@ final class CrashingCoordination implements Coordination {
     return java.util.Collections.unmodifiableMap(applies);
   }
 
+  /** S7: each restore's added notices so far, by "service/restoreId". */
+  java.util.Map<String, Integer> restoresAdded() {
+    return java.util.Collections.unmodifiableMap(restoresAdded);
+  }
+
   boolean armed() {
     return countdown > 0;
   }
@@ -166,6 +174,11 @@ final class CrashingCoordination implements Coordination {
       @Override
       public java.util.Optional<dev.vigil.coordination.Checkpoint> checkpoint(dev.vigil.coordination.TicketId ticket) {
         return query("checkpoint", () -> s.checkpoint(ticket));
+      }
+
+      @Override
+      public java.util.List<dev.vigil.coordination.TranscriptEntry> transcript(String service, long afterId, int limit) {
+        return query("transcript", () -> s.transcript(service, afterId, limit));
       }
 
       @Override
@@ -398,6 +411,24 @@ final class CrashingCoordination implements Coordination {
         applies.merge(id, 1, Integer::sum);
       }
       return a;
+    });
+  }
+
+  @Override
+  public dev.vigil.coordination.TranscriptEntry transcribe(String service, dev.vigil.coordination.TranscriptEntry.Kind kind,
+                                                           String text, long outputAt, long nowMs) {
+    return verb("transcribe", () -> inner.transcribe(service, kind, text, outputAt, nowMs));
+  }
+
+  @Override
+  public dev.vigil.coordination.Restore restored(String service, String restoreId, String snapshot, long outputAt,
+                                                 long nowMs) {
+    return verb("restored", () -> {
+      dev.vigil.coordination.Restore r = inner.restored(service, restoreId, snapshot, outputAt, nowMs);
+      if (r instanceof dev.vigil.coordination.Restore.Added) {
+        restoresAdded.merge(service + "/" + restoreId, 1, Integer::sum);
+      }
+      return r;
     });
   }
 }

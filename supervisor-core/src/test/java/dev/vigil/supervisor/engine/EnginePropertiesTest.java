@@ -117,6 +117,18 @@ class EnginePropertiesTest {
         "service worker crashed");
   }
 
+  /**
+   * S7: a service worker that starts over a snapshot says so after every welcome, to its daemon and to the next
+   * one after a crash; the store keeps one notice per restore whatever crashes fall between (checked at the store
+   * by every history: no restore is stored twice).
+   */
+  @Test
+  void S7_restoreNoticesAreStoredOnceAcrossDaemonCrashes() {
+    simulate("S7", Simulation.Profile.CRASHES, 600).assertSaw(
+        "restore notice stored", "restore notice already stored", "a restore said again to a later daemon",
+        "daemon crash", "service adopted", "verb crash at transcribe before commit", "verb crash at transcribe after commit");
+  }
+
   @Test
   void Q12_Q13_timeLimitsAndKillsAmongCrashes_stopOnce_settleOnce_andNeverDoubleSpawn() {
     simulate("Q12 Q13", Simulation.Profile.STOPS, 600).assertSaw(

@@ -282,6 +282,12 @@ final class SimWorld {
     Optional<String> lastWords = Optional.empty();
     /** Q17: the latest checkpoint its worker saved ({@code checkpoint.json}). */
     Optional<RunDirectories.SavedCheckpoint> checkpoint = Optional.empty();
+    /** S7: the bytes its workers wrote on stdout, all told. */
+    long output;
+    /** S7: the snapshot its last serving worker saved, or null: the next worker starts over it. */
+    String snapshot;
+    /** S7: how many snapshots its workers saved. */
+    int snapshots;
   }
 
   /** Q17: a checkpoint as saved, with the run that saved it. */
@@ -466,6 +472,12 @@ final class SimWorld {
     public Optional<String> lastWords(WorkerKey key) {
       Dir d = dirs.get(key);
       return d == null ? Optional.empty() : d.lastWords;
+    }
+
+    @Override
+    public long outputMark(WorkerKey key) {
+      Dir d = dirs.get(key);
+      return d == null ? 0 : d.output;
     }
   };
 
@@ -902,6 +914,9 @@ final class SimWorld {
     int signalsSurvived;
     /** Set by a test: frames sent from now on arrive this much later. */
     long extraInboxDelayMs;
+    /** S7: the snapshot this worker started over, or null; said after every welcome. */
+    String restoredFrom;
+    boolean restoreDecided;
 
     ServiceProc(ProcessIdentity identity, WorkerKey.Service key, String build, String tokenHash, ServiceScript script,
                 int parentIncarnation, long startedAtMono) {
@@ -987,6 +1002,9 @@ final class SimWorld {
       if (work.isBusy() && now >= itemEndsAt) {
         work = WorkSet.EMPTY;
         idleSinceMono = now;
+        Dir d = w.dirs.get(key);
+        d.output += 40;
+        d.snapshot = "snap-" + (++d.snapshots); // S7: each finished item saves a snapshot the next worker restores
         send(w, new WorkerMessage.Idle());
       }
       Deque<Long> queue = w.sessionInbox.computeIfAbsent(service, k -> new ArrayDeque<>());
@@ -1026,6 +1044,17 @@ final class SimWorld {
       if (m instanceof ToWorker.Welcome wel) {
         if (wel.go()) {
           serving = true;
+        }
+        Dir d = w.dirs.get(key);
+        if (!restoreDecided && d != null) {
+          restoreDecided = true; // a worker starts over the snapshot its directory holds when it first hears a daemon
+          restoredFrom = d.snapshot;
+        }
+        if (restoredFrom != null) {
+          if (welcomedBy.size() > 1) {
+            w.seen.saw("a restore said again to a later daemon");
+          }
+          send(w, new WorkerMessage.Restored(identity.toString(), restoredFrom)); // S7: after every welcome
         }
       } else if (m instanceof ToWorker.AdoptDenied) {
         w.seen.saw("service worker denied");

@@ -1663,6 +1663,11 @@ final class Simulation {
 
   private void check() {
     checkSchedules();
+    for (Map.Entry<String, Integer> r : coordination.restoresAdded().entrySet()) {
+      if (r.getValue() > 1) {
+        violated("S7 one notice per restore: restore " + r.getKey() + " was stored " + r.getValue() + " times");
+      }
+    }
     for (Map.Entry<QuestionId, Integer> a : coordination.applies().entrySet()) {
       if (a.getValue() > 1) {
         violated("Q16 applied once: question " + a.getKey() + " was applied " + a.getValue() + " times");
@@ -1854,6 +1859,8 @@ final class Simulation {
       i.serviceSignals.add(k);
     } else if (e instanceof EngineEvent.HandoffTimedOut h) {
       i.serviceSignals.add(h.key());
+    } else if (e instanceof EngineEvent.ServiceRestored r) {
+      seen.saw(r.added() ? "restore notice stored" : "restore notice already stored");
     } else if (e instanceof EngineEvent.ServiceRevival r) {
       seen.saw(r.revived() ? "service revived" : "service not revived");
     } else if (e instanceof EngineEvent.ServiceUp u) {

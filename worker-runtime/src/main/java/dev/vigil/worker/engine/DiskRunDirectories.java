@@ -10,6 +10,7 @@ import dev.vigil.supervisor.engine.port.RunDirectories;
 import dev.vigil.worker.Outcome;
 import dev.vigil.worker.internal.Json;
 import dev.vigil.worker.rundir.OutcomeRead;
+import dev.vigil.worker.rundir.OutputFile;
 import dev.vigil.worker.rundir.RunDirectory;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -119,5 +120,15 @@ public final class DiskRunDirectories implements RunDirectories {
   @Override
   public Optional<String> lastWords(WorkerKey key) {
     return directoryOf(home, key).lastWords();
+  }
+
+  @Override
+  public long outputMark(WorkerKey key) {
+    try {
+      return OutputFile.stdout(directoryOf(home, key)).streamLength();
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("cannot measure the output of {}: {}", key, e.toString());
+      return 0;
+    }
   }
 }

@@ -153,6 +153,8 @@ final class Host {
   private long askSeq;
   /** Questions asked and not yet answered, by number: asked again after every welcome. */
   private final java.util.SortedMap<Long, Message.Ask> pendingAsks = new java.util.TreeMap<>();
+  /** S7: the restore this service worker reported (at most one per process), said again after every welcome. */
+  private Message.Restored restored;
   /** Answers that came for pending questions, by number. */
   private final java.util.Map<Long, Message.Answer> answers = new java.util.HashMap<>();
 
@@ -524,6 +526,13 @@ final class Host {
       again = List.copyOf(pendingAsks.values());
     }
     again.forEach(this::send); // Q16: the same numbers name the same questions to this daemon
+    Message.Restored r;
+    synchronized (this) {
+      r = restored;
+    }
+    if (r != null) {
+      send(r); // S7: the same restore id names the same restore to this daemon
+    }
   }
 
   private void onAdoptDenied(String reason) {
@@ -940,6 +949,31 @@ final class Host {
     public void progress(String message, double fraction) {
       Message.Progress p = new Message.Progress(message, OptionalDouble.of(fraction));
       control.execute(() -> sendIfWelcomed(p));
+    }
+
+    @Override
+    public void restored(String snapshot) {
+      if (args.session().isEmpty()) {
+        throw new UnsupportedOperationException("only a service's worker reports a restored snapshot; a task's cannot");
+      }
+      java.util.Objects.requireNonNull(snapshot, "snapshot");
+      ProcessHandle self = ProcessHandle.current();
+      // one restore per worker process: its pid and start time name it to every daemon
+      String id = "pid-" + self.pid() + "-" + self.info().startInstant().map(i -> Long.toString(i.toEpochMilli()))
+          .orElse("0");
+      Message.Restored m = new Message.Restored(id, snapshot);
+      synchronized (Host.this) {
+        if (restored != null) {
+          if (restored.snapshot().equals(snapshot)) {
+            return;
+          }
+          throw new IllegalStateException("this worker already started over snapshot " + restored.snapshot()
+              + "; a worker starts over one snapshot");
+        }
+        restored = m;
+      }
+      HostLog.info("started over snapshot " + snapshot);
+      control.execute(() -> sendIfWelcomed(m));
     }
 
     @Override

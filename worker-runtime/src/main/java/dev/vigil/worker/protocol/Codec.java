@@ -65,6 +65,8 @@ final class Codec {
     } else if (m instanceof Message.Ask a) {
       n.put("seq", a.seq()).put("text", a.text()).put("options", dev.vigil.coordination.QuestionOption.encodeAll(
           a.options()));
+    } else if (m instanceof Message.Restored r) {
+      n.put("restoreId", r.restoreId()).put("snapshot", r.snapshot());
     } else if (m instanceof Message.Answer a) {
       n.put("seq", a.seq()).put("option", a.option());
       if (a.reply() != null) {
@@ -155,6 +157,7 @@ final class Codec {
       case "outcome" -> new Message.OutcomeReport(outcome(op, n));
       case "quiesced" -> new Message.Quiesced();
       case "ask" -> new Message.Ask(positive(op, n, "seq"), text(op, n, "text"), options(op, n));
+      case "restored" -> new Message.Restored(text(op, n, "restoreId"), text(op, n, "snapshot"));
       case "shutdown" -> new Message.Shutdown(bool(op, n, "ifIdle"));
       default -> {
         if (!Message.Command.OPS.contains(op)) {

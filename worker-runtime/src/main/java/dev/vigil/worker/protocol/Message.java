@@ -139,6 +139,23 @@ public sealed interface Message {
     }
   }
 
+  /**
+   * {@code restored{restoreId, snapshot}}: a service's worker started over a restored snapshot (S7); said again,
+   * with the same id, after every welcome, as the daemon stores one notice per restore.
+   */
+  record Restored(String restoreId, String snapshot) implements FromWorker {
+    public Restored {
+      Objects.requireNonNull(restoreId, "restoreId");
+      Objects.requireNonNull(snapshot, "snapshot");
+      dev.vigil.coordination.TranscriptEntry.checkRestore("-", restoreId, snapshot, 0);
+    }
+
+    @Override
+    public String op() {
+      return "restored";
+    }
+  }
+
   // ------------------------------------------------------------------ client → daemon
 
   /** {@code hello{version, build, protocol, interactive}}: a control client introduces itself. */
@@ -167,7 +184,8 @@ public sealed interface Message {
     public static final Set<String> OPS = Set.of("submit", "submit-all", "status", "list", "runs", "show", "park",
         "unpark", "hold", "release", "cancel", "run", "pause", "resume", "start-service", "stop-service",
         "kill", "retry", "events", "store-check", "store-backup", "restart",
-        "schedule-add", "schedule-list", "schedule-pause", "schedule-resume", "schedule-rm", "questions", "answer");
+        "schedule-add", "schedule-list", "schedule-pause", "schedule-resume", "schedule-rm", "questions", "answer",
+        "transcript");
 
     /** The longest frame the daemon reads, bytes (a command must fit in one, with its envelope). */
     public static final int MAX_FRAME_BYTES = FrameIO.MAX_FRAME;

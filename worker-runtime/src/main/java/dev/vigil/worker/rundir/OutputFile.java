@@ -130,6 +130,35 @@ public final class OutputFile {
     }
   }
 
+  /**
+   * The stream's length now, in stream offsets (the bytes cut from the middle counted, the marker line not): what
+   * a {@link Reader} has copied once it copied everything. 0 when the file does not exist.
+   */
+  public long streamLength() throws IOException {
+    for (int retries = 0; retries < MAX_RETRIES; retries++) {
+      Optional<Record> before = readRecord();
+      long length;
+      if (before.isEmpty()) {
+        length = size();
+      } else if (before.get().state() == State.MOVING) {
+        long tail;
+        try {
+          tail = Files.size(tailCopy);
+        } catch (NoSuchFileException e) {
+          continue;
+        }
+        length = before.get().layout().keptFrom() + tail;
+      } else {
+        Layout l = before.get().layout();
+        length = l.keptFrom() + Math.max(0, size() - l.at());
+      }
+      if (readRecord().equals(before)) {
+        return length;
+      }
+    }
+    return 0;
+  }
+
   /** The cut record, or empty when there is none or it cannot be read (then the whole file is output). */
   public Optional<Record> readRecord() {
     try {
@@ -324,12 +353,21 @@ public final class OutputFile {
      * A file that does not exist yet reads as empty.
      */
     public Copied copyNew(OutputStream to) throws IOException {
+      return copyNew(to, Long.MAX_VALUE);
+    }
+
+    /**
+     * As {@link #copyNew(OutputStream)}, but no further than stream offset {@code upTo} (a bound inside a dropped
+     * part is passed with the marker line): the output written before a mark, for a view that puts other lines
+     * at that mark.
+     */
+    public Copied copyNew(OutputStream to, long upTo) throws IOException {
       long copied = 0;
       long dropped = 0;
       Optional<Record> seen = Optional.empty();
       byte[] buf = new byte[CHUNK];
       int retries = 0;
-      while (retries < MAX_RETRIES) {
+      while (retries < MAX_RETRIES && position < upTo) {
         Optional<Record> before = readRecord();
         seen = before;
         if (before.isPresent() && position >= before.get().layout().head()
@@ -342,7 +380,7 @@ public final class OutputFile {
           position += skip;
           continue;
         }
-        int n = read(before, buf);
+        int n = read(before, buf, (int) Math.min(buf.length, upTo - position));
         if (n < 0 || !readRecord().equals(before)) {
           retries++; // the record changed while this read: read again under the new one
           continue;
@@ -361,10 +399,10 @@ public final class OutputFile {
     }
 
     /** Reads from {@link #position} under {@code r}: bytes read, 0 at the end, -1 when the source went away. */
-    private int read(Optional<Record> r, byte[] buf) throws IOException {
+    private int read(Optional<Record> r, byte[] buf, int most) throws IOException {
       Path source = log;
       long offset = position;
-      int limit = buf.length;
+      int limit = most;
       if (r.isPresent()) {
         Layout l = r.get().layout();
         if (position < l.head()) {

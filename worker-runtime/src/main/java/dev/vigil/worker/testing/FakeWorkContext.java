@@ -128,6 +128,8 @@ public final class FakeWorkContext implements WorkContext {
   private boolean started;
   private final Optional<JsonNode> previousCheckpoint;
   private final List<JsonNode> checkpoints = new ArrayList<>();
+  /** S7: the snapshot the type said it started over, or null. */
+  private String restoredFrom;
 
   private FakeWorkContext(Builder b, Path runDirectory) {
     this.previousCheckpoint = Optional.ofNullable(b.previousCheckpoint);
@@ -670,6 +672,25 @@ public final class FakeWorkContext implements WorkContext {
   private synchronized void record(Progress p) {
     progress.add(p);
     notifyAll();
+  }
+
+  /** Records the snapshot as the worker host does (S7): checked alike, one snapshot per worker; see {@link #restoredFrom}. */
+  @Override
+  public synchronized void restored(String snapshot) {
+    if (session.isEmpty()) {
+      throw new UnsupportedOperationException("only a service's worker reports a restored snapshot; a task's cannot");
+    }
+    dev.vigil.coordination.TranscriptEntry.checkRestore("-", "-", java.util.Objects.requireNonNull(snapshot, "snapshot"), 0);
+    if (restoredFrom != null && !restoredFrom.equals(snapshot)) {
+      throw new IllegalStateException("this worker already started over snapshot " + restoredFrom
+          + "; a worker starts over one snapshot");
+    }
+    restoredFrom = snapshot;
+  }
+
+  /** S7: the snapshot the type said it started over ({@link WorkContext#restored}), if it did. */
+  public synchronized Optional<String> restoredFrom() {
+    return Optional.ofNullable(restoredFrom);
   }
 
   /**

@@ -31,6 +31,8 @@ class CodecTest {
       new Message.Command("submit", Json.object().put("lane", "default")),
       new Message.Command("release", Json.object().put("ticket", "t-3")),
       new Message.Shutdown(true),
+      new Message.Restored("pid-42-1700000000000", "counter-7"),
+      new Message.Command("transcript", Json.object().put("service", "chat").put("after", 3)),
       new Message.Ask(1, "Deploy?", List.of(new dev.vigil.coordination.QuestionOption("yes", "deploy it",
           List.of(new dev.vigil.coordination.Action.Reply("{\"deploy\":true}"),
               new dev.vigil.coordination.Action.ParkLane(dev.vigil.coordination.Lane.DEFAULT))),

@@ -86,6 +86,41 @@ class OutputFileTest {
     assertFalse(f.finish(BOUND), "a final form stays as it is");
   }
 
+  /**
+   * S7: the stream's length is the mark a transcript entry carries; a reader copies up to a mark and then on, so the
+   * output before an entry is printed before it, also where the mark lies in the part a cut dropped.
+   */
+  @Test
+  void streamLengthCountsDroppedBytes_andAReaderStopsAtAMark_whetherTheLogWasCutOrNot() throws IOException {
+    RunDirectory dir = RunDirectory.create(home, "s-counter");
+    OutputFile f = OutputFile.stdout(dir);
+    assertEquals(0, f.streamLength(), "no log yet");
+    append(f.log(), "one\ntwo\n".getBytes(StandardCharsets.UTF_8));
+    long mark = f.streamLength();
+    assertEquals(8, mark);
+    append(f.log(), "three\n".getBytes(StandardCharsets.UTF_8));
+    OutputFile.Reader r = f.reader();
+    ByteArrayOutputStream before = new ByteArrayOutputStream();
+    assertEquals(8, r.copyNew(before, mark).bytes());
+    assertEquals("one\ntwo\n", before.toString(StandardCharsets.UTF_8));
+    assertEquals(0, r.copyNew(new ByteArrayOutputStream(), mark).bytes(), "nothing more before the mark");
+    ByteArrayOutputStream after = new ByteArrayOutputStream();
+    r.copyNew(after);
+    assertEquals("three\n", after.toString(StandardCharsets.UTF_8));
+
+    RunDirectory big = RunDirectory.create(home, "s-big");
+    OutputFile g = OutputFile.stdout(big);
+    byte[] stream = bytes(1_000_000, 7);
+    writeAndCut(g, stream, 10_000);
+    assertEquals(stream.length, g.streamLength(), "while cut: every byte written counts, dropped ones too");
+    OutputFile.Reader cut = g.reader();
+    long inTheGap = g.readRecord().orElseThrow().layout().head() + 10;
+    cut.copyNew(new ByteArrayOutputStream(), inTheGap);
+    assertTrue(cut.position() >= inTheGap && cut.position() <= stream.length, "a mark in the gap is passed with the marker");
+    assertTrue(g.finish(BOUND));
+    assertEquals(stream.length, g.streamLength(), "in its final form too");
+  }
+
   @Test
   void aHostKilledWhileWritingTheFinalForm_leavesALogThatReadsRight_andTheNextHostFinishesIt() throws IOException {
     RunDirectory dir = RunDirectory.create(home, "s-indexer");

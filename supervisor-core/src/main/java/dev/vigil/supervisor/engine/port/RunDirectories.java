@@ -70,4 +70,11 @@ public interface RunDirectories {
    * empty when the log is missing, empty or unreadable.
    */
   Optional<String> lastWords(WorkerKey key);
+
+  /**
+   * S7: how long the worker's output stream ({@code stdout.log}) is now, in bytes of the stream (bytes cut from
+   * the middle of a bounded log counted), so that a transcript entry can say which output came before it; 0 when
+   * there is none or it cannot be read.
+   */
+  long outputMark(WorkerKey key);
 }
