@@ -85,13 +85,22 @@ import java.util.List;
  *       version 3 is replaced by one of its own name.
  * </ul>
  *
+ * <p>Version 7 (maintenance, Q17), written by {@link #maintenanceMigration()}:
+ * <ul>
+ *   <li>{@code pruned_runs}: one row per run whose ticket a prune deleted and whose run directory is not
+ *       recorded removed yet ({@code run_id} PRIMARY KEY, no reference: its run row is gone), written in the
+ *       prune's transaction and deleted when the job records the directory removed.
+ *   <li>{@code maintenance}: each maintenance job's last line ({@code job} PRIMARY KEY, {@code at_ms},
+ *       {@code summary}), written in the transaction of the job's effect.
+ * </ul>
+ *
  * <p>H2 commits each DDL statement on its own, so a migration is written to be re-run from any
  * point ({@code IF NOT EXISTS}); {@code schema_version} is created first, so a crash inside
  * version 1 leaves a database this class recognises and completes.
  */
 final class Schema {
   /** The newest schema this build writes. */
-  static final int CURRENT_VERSION = 6;
+  static final int CURRENT_VERSION = 7;
 
   /** One step of a migration: a statement, or code that reads the schema first. */
   interface Change {
@@ -220,7 +229,8 @@ final class Schema {
       new Migration(3, "worker results, events of cancellations", migration3()),
       new Migration(4, "task dependencies", migration4()),
       new Migration(5, "recurring schedules", migrationSchedules()),
-      new Migration(6, "questions for a person", questionsMigration()));
+      new Migration(6, "questions for a person", questionsMigration()),
+      new Migration(7, "maintenance: run directories to remove, each job's last line", maintenanceMigration()));
 
   /** Version 4: prerequisites and dependency holds (Q14); re-runnable from any point. */
   private static List<Change> migration4() {
@@ -263,6 +273,22 @@ final class Schema {
           last_ticket_id BIGINT REFERENCES tickets(id),
           last_ticket_fire_ms BIGINT,
           CONSTRAINT schedules_last_ticket_with_its_fire CHECK ((last_ticket_id IS NULL) = (last_ticket_fire_ms IS NULL))
+        )"""));
+  }
+
+  /** Version 7: the maintenance tables (see the class comment); re-runnable, so it can take another number. */
+  private static List<Change> maintenanceMigration() {
+    return sql(List.of(
+        """
+        CREATE TABLE IF NOT EXISTS pruned_runs (
+          run_id VARCHAR(32) NOT NULL PRIMARY KEY,
+          pruned_at_ms BIGINT NOT NULL
+        )""",
+        """
+        CREATE TABLE IF NOT EXISTS maintenance (
+          job VARCHAR(32) NOT NULL PRIMARY KEY,
+          at_ms BIGINT NOT NULL,
+          summary VARCHAR(1000) NOT NULL
         )"""));
   }
 
