@@ -309,7 +309,8 @@ public final class Engine {
     firing.ticketMayHaveEnded(); // a cancel or a kill may let a waiting fire go
     questionsWanted |= !(command instanceof Command.StatusQuery || command instanceof Command.ListTickets
         || command instanceof Command.Show || command instanceof Command.ListRuns || command instanceof Command.Events
-        || command instanceof Command.Questions || command instanceof Command.ScheduleList); // an answer, a hold...: not a read
+        || command instanceof Command.Questions || command instanceof Command.ScheduleList
+        || command instanceof Command.Maintenance); // an answer, a hold...: not a read
     if (command instanceof Command.Shutdown s) {
       lifecycle.shutdown(s.mode(), replyTo, nowMonoMs, nowWallMs);
     } else {
