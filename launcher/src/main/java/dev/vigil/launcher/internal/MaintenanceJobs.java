@@ -92,7 +92,8 @@ public final class MaintenanceJobs {
   static VigilConfig withJobs(VigilConfig config) {
     Workload w = config.workload();
     if (w.workerTypes().get(TYPE).isEmpty()) {
-      w = w.with(new WorkerTypeSpec(TYPE, new WorkerTypeSpec.Declared(MaintenanceWorker.class.getName()), List.of()));
+      w = w.with(new WorkerTypeSpec(TYPE, new WorkerTypeSpec.Declared(MaintenanceWorker.class.getName()),
+          List.of(launcherLocation())));
     }
     if (w.concurrency(LANE) == 0) {
       List<EngineConfig.LaneLimit> lanes = new ArrayList<>(w.lanes());
@@ -104,6 +105,19 @@ public final class MaintenanceJobs {
     addUnlessNamed(schedules, COMPACT, COMPACT_CRON, "{\"job\":\"compact\"}");
     return new VigilConfig(w, config.maxAttempts(), config.retry(), config.durability(), config.timeouts(),
         config.source(), schedules, config.retentionMs());
+  }
+
+  /**
+   * Where this class was loaded from (the launcher's jar, or its classes directory under a test runner): the
+   * worker host's own classpath holds only worker-runtime and what it needs, so the maintenance type adds it.
+   */
+  private static String launcherLocation() {
+    try {
+      return java.nio.file.Path.of(MaintenanceWorker.class.getProtectionDomain().getCodeSource().getLocation().toURI())
+          .toAbsolutePath().toString();
+    } catch (java.net.URISyntaxException | RuntimeException e) {
+      throw new IllegalStateException("cannot tell where Vigil's launcher was loaded from: " + e.getMessage(), e);
+    }
   }
 
   private static void addUnlessNamed(List<ScheduleSpec> schedules, String name, String cron, String payload) {
