@@ -1,7 +1,7 @@
 package dev.vigil.coordination;
 
 /**
- * What a compaction did (Q17).
+ * What a compaction did (Q18).
  *
  * @param bytesBefore the store file's size before, bytes (0 for a store without a file)
  * @param bytesAfter  its size after, bytes

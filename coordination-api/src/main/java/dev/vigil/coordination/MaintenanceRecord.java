@@ -4,7 +4,7 @@ import java.util.Objects;
 import java.util.regex.Pattern;
 
 /**
- * The line a maintenance job last recorded (Q17), kept by the store in the transaction of the job's effect.
+ * The line a maintenance job last recorded (Q18), kept by the store in the transaction of the job's effect.
  *
  * @param job     the job's name: {@code retention}, {@code prune}, {@code directories} or {@code compact}
  * @param atMs    wall-clock ms of the record

@@ -3,7 +3,7 @@ package dev.vigil.coordination;
 import java.util.List;
 
 /**
- * The verbs of maintenance (Q17), part of {@link Coordination}: the store's side of the finite maintenance
+ * The verbs of maintenance (Q18), part of {@link Coordination}: the store's side of the finite maintenance
  * jobs. A job's worker process does the slow file work (removing run directories); the store decides and
  * records, each verb one transaction.
  *

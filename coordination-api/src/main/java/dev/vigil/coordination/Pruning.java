@@ -6,7 +6,7 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * What a prune decided (Q17).
+ * What a prune decided (Q18).
  *
  * @param dryRun      true when nothing was deleted: the lists say what would have been
  * @param cutoffMs    finished tickets that ended before this wall-clock ms could go

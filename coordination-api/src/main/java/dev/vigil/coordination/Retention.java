@@ -15,7 +15,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * Q17, only what is finished and forgotten is pruned: the one rule that decides which tickets a prune
+ * Q18, only what is finished and forgotten is pruned: the one rule that decides which tickets a prune
  * deletes, for every store (the reference model and the H2 store both call {@link #decide}).
  *
  * <ol>

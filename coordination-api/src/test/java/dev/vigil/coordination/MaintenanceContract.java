@@ -13,7 +13,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The maintenance verbs' contract (Q17), kept by the reference model and every adapter: named examples of
+ * The maintenance verbs' contract (Q18), kept by the reference model and every adapter: named examples of
  * prune (dry and real), the directories it lists until their removal is recorded, what stays, and a
  * compaction, with {@link CoordinationInvariants} checked after each test.
  */
@@ -79,7 +79,7 @@ public abstract class MaintenanceContract {
   }
 
   @Test
-  void Q17_aPruneDeletesOnlyFinishedTicketsOlderThanTheCutoff_andListsTheirRunDirectories() {
+  void Q18_aPruneDeletesOnlyFinishedTicketsOlderThanTheCutoff_andListsTheirRunDirectories() {
     TicketId old = succeeded(T0);
     TicketId cancelled = submit(T0);
     assertInstanceOf(Control.Done.class, c.cancel(cancelled, T0));
@@ -88,28 +88,28 @@ public abstract class MaintenanceContract {
     TicketId recent = succeeded(T0 + 40 * DAY);
     long now = T0 + 45 * DAY;
     Pruning p = prune("prune", now - 30 * DAY, false, now);
-    assertEquals(List.of(old, cancelled), p.tickets(), "Q17: only finished tickets that ended before the cutoff");
+    assertEquals(List.of(old, cancelled), p.tickets(), "Q18: only finished tickets that ended before the cutoff");
     assertEquals(List.of(new RunId(old, 1)), p.runs());
-    assertEquals(List.of(new RunId(old, 1)), p.directories(), "Q17: the pruned runs' directories are to remove");
+    assertEquals(List.of(new RunId(old, 1)), p.directories(), "Q18: the pruned runs' directories are to remove");
     assertEquals(Map.of(Retention.Reason.NOT_FINISHED, 2, Retention.Reason.TOO_RECENT, 1, Retention.Reason.PINNED, 0,
         Retention.Reason.LINKED, 0), p.kept());
     assertEquals(Optional.empty(), c.store().ticket(old));
     assertEquals(List.of(), c.store().runsOf(old));
     assertEquals(Optional.empty(), c.store().ticket(cancelled));
-    assertEquals(RunState.RUNNING, c.store().run(live).orElseThrow().state(), "Q17: a live run is never touched");
+    assertEquals(RunState.RUNNING, c.store().run(live).orElseThrow().state(), "Q18: a live run is never touched");
     assertTrue(c.store().lease(live.ticket()).isPresent());
     assertEquals(TicketState.READY, c.store().ticket(waiting).orElseThrow().state());
     assertEquals(TicketState.SUCCEEDED, c.store().ticket(recent).orElseThrow().state());
     assertTrue(c.store().events(0, 100).stream().noneMatch(e -> old.equals(e.ticket()) || cancelled.equals(e.ticket())),
-        "Q17: a pruned ticket's events go with it");
+        "Q18: a pruned ticket's events go with it");
     assertTrue(c.store().events(0, 100).stream().anyMatch(e -> recent.equals(e.ticket())), "other events stay");
     MaintenanceRecord line = c.maintenanceRecords().stream().filter(r -> r.job().equals("prune")).findFirst().orElseThrow();
     assertEquals(now, line.atMs());
-    assertEquals(p.summary(), line.summary(), "Q17: the record is written with the effect");
+    assertEquals(p.summary(), line.summary(), "Q18: the record is written with the effect");
   }
 
   @Test
-  void Q17_aDryRunChangesNothing() throws Exception {
+  void Q18_aDryRunChangesNothing() throws Exception {
     TicketId old = succeeded(T0);
     long now = T0 + 45 * DAY;
     Snapshot before = c.store().snapshot();
@@ -117,14 +117,14 @@ public abstract class MaintenanceContract {
     assertTrue(p.dryRun());
     assertEquals(List.of(old), p.tickets());
     assertEquals(List.of(new RunId(old, 1)), p.directories());
-    assertEquals(before, c.store().snapshot(), "Q17: a dry run deletes nothing");
+    assertEquals(before, c.store().snapshot(), "Q18: a dry run deletes nothing");
     assertEquals(List.of(), c.maintenanceRecords(), "a dry run records nothing");
     c = reopen(c);
     assertTrue(c.store().ticket(old).isPresent());
   }
 
   @Test
-  void Q17_directoriesStayListedUntilTheirRemovalIsRecorded_acrossARestart() throws Exception {
+  void Q18_directoriesStayListedUntilTheirRemovalIsRecorded_acrossARestart() throws Exception {
     TicketId a = succeeded(T0);
     TicketId b = succeeded(T0);
     long now = T0 + 45 * DAY;
@@ -132,8 +132,8 @@ public abstract class MaintenanceContract {
     assertEquals(List.of(new RunId(a, 1), new RunId(b, 1)), first.directories());
     c = reopen(c); // the job's worker died before it removed anything
     Pruning again = prune("retention", now - 30 * DAY, false, now + 1);
-    assertEquals(List.of(), again.tickets(), "Q17: nothing is pruned twice");
-    assertEquals(first.directories(), again.directories(), "Q17: a re-run finds what is left to remove");
+    assertEquals(List.of(), again.tickets(), "Q18: nothing is pruned twice");
+    assertEquals(first.directories(), again.directories(), "Q18: a re-run finds what is left to remove");
     assertEquals(1, c.directoriesRemoved("retention", List.of(new RunId(a, 1), new RunId(new TicketId(99), 1)),
         "1 run directory removed", now + 2), "runs not on the list are ignored");
     c = reopen(c);
@@ -146,21 +146,21 @@ public abstract class MaintenanceContract {
   }
 
   @Test
-  void Q17_aPrerequisiteOfAWaitingTicketStays_andGoesWithItOnceItIsFinished() {
+  void Q18_aPrerequisiteOfAWaitingTicketStays_andGoesWithItOnceItIsFinished() {
     TicketId pre = succeeded(T0);
     TicketId dependent = submit(T0, pre);
     long now = T0 + 45 * DAY;
     Pruning p = prune("prune", now - 30 * DAY, false, now);
     assertEquals(List.of(), p.tickets());
-    assertEquals(1, p.kept().get(Retention.Reason.LINKED), "Q17: the prerequisite of a waiting ticket stays");
+    assertEquals(1, p.kept().get(Retention.Reason.LINKED), "Q18: the prerequisite of a waiting ticket stays");
     assertEquals(List.of(pre), c.store().ticket(dependent).orElseThrow().after());
     assertInstanceOf(Control.Done.class, c.cancel(dependent, T0 + 2 * DAY));
     assertEquals(List.of(pre, dependent), prune("prune", now - 30 * DAY, false, now + 1).tickets(),
-        "Q17: a linked group goes together");
+        "Q18: a linked group goes together");
   }
 
   @Test
-  void Q17_aRetryKeepsItsOriginal_whileItIsNotFinished() {
+  void Q18_aRetryKeepsItsOriginal_whileItIsNotFinished() {
     TicketId original = submit(T0);
     assertInstanceOf(Control.Done.class, c.cancel(original, T0));
     TicketId retry = assertInstanceOf(Retry.Retried.class, c.retry(original, T0)).ticket().id();
@@ -172,7 +172,7 @@ public abstract class MaintenanceContract {
   }
 
   @Test
-  void Q17_eventsAfterAPruneContinueTheirNumbering() {
+  void Q18_eventsAfterAPruneContinueTheirNumbering() {
     TicketId old = submit(T0);
     assertInstanceOf(Control.Done.class, c.cancel(old, T0));
     TicketId kept = submit(T0 + 40 * DAY);
@@ -181,11 +181,11 @@ public abstract class MaintenanceContract {
     assertInstanceOf(Control.Done.class, c.cancel(kept, T0 + 45 * DAY));
     List<Event> after = c.store().events(lastBefore, 100);
     assertEquals(1, after.size());
-    assertEquals(lastBefore + 1, after.get(0).id(), "Q17: a new event takes the next number, never a pruned one's");
+    assertEquals(lastBefore + 1, after.get(0).id(), "Q18: a new event takes the next number, never a pruned one's");
   }
 
   @Test
-  void Q17_aCompactionKeepsEveryDecision_andRecordsItsLine() throws Exception {
+  void Q18_aCompactionKeepsEveryDecision_andRecordsItsLine() throws Exception {
     TicketId t = succeeded(T0);
     RunId live = running(T0);
     Compacted done = c.compact("compact", T0 + 1);

@@ -10,7 +10,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code vigil prune [--older-than AGE] [--dry-run] [--json]} (Q17): deletes finished tasks (succeeded, failed
+ * {@code vigil prune [--older-than AGE] [--dry-run] [--json]} (Q18): deletes finished tasks (succeeded, failed
  * or cancelled) that ended more than AGE ago (default: the configuration's {@code retention}, 30 days), with
  * their runs, events and run directories. A task that waits, runs or is held stays, and so does one linked to
  * it (a prerequisite, a dependent, a retry). A dry run asks the daemon what would go and changes nothing; a real

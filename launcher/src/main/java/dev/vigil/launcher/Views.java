@@ -439,7 +439,7 @@ final class Views {
   }
 
   /**
-   * Q17: {@code vigil status}'s {@code maintenance}: {@code jobs}, each job's last line ({@code job},
+   * Q18: {@code vigil status}'s {@code maintenance}: {@code jobs}, each job's last line ({@code job},
    * {@code atMs}, {@code summary}; empty when the daemon keeps none), and {@code schedules}, the built-in
    * maintenance schedules as {@code vigil schedule list --json} shows a schedule.
    */
@@ -460,7 +460,7 @@ final class Views {
   }
 
   /**
-   * Q17: when each maintenance job last ran and what it did, with the next fire of each built-in schedule;
+   * Q18: when each maintenance job last ran and what it did, with the next fire of each built-in schedule;
    * nothing while no job has run yet.
    */
   static List<String> maintenanceLines(JsonNode m, long nowWallMs) {

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code vigil prune} end to end on a real daemon (Q17): a dry run changes nothing; a prune deletes only
+ * {@code vigil prune} end to end on a real daemon (Q18): a dry run changes nothing; a prune deletes only
  * finished tasks, their runs and their run directories, never a task that waits, runs or is held, nor one
  * that a waiting task needs; a prune job whose daemon is killed with {@code kill -9} between the store's
  * deletion and the directories' removal is taken over by the next daemon and finishes once.
@@ -48,7 +48,7 @@ class PruneCliTest {
   }
 
   @Test
-  void Q17_aDryRunChangesNothing_aPruneDeletesOnlyFinishedTasksAndTheirRunDirectories() throws Exception {
+  void Q18_aDryRunChangesNothing_aPruneDeletesOnlyFinishedTasksAndTheirRunDirectories() throws Exception {
     Path home = CliEndToEndTest.ownerOnlyHome(tmp, "prune", homes);
     Path go = tmp.resolve("go");
     assertEquals(0, vigil(home, "up").code());
@@ -108,7 +108,7 @@ class PruneCliTest {
   }
 
   @Test
-  void Q17_aPruneJobCutByKill9OfItsDaemon_isTakenOverByTheNextDaemon_andFinishesOnce() throws Exception {
+  void Q18_aPruneJobCutByKill9OfItsDaemon_isTakenOverByTheNextDaemon_andFinishesOnce() throws Exception {
     Path home = CliEndToEndTest.ownerOnlyHome(tmp, "prune-kill", homes);
     Result up = vigil(home, "up");
     assertEquals(0, up.code(), up.err());

@@ -99,9 +99,9 @@ public final class LeaseLaw implements Coordination, Store {
   private final SortedMap<OwnerId, Owner> owners = new TreeMap<>();
   private final List<Event> events = new ArrayList<>();
   private long lastSeq;
-  /** The last event number issued (events of pruned tickets leave gaps, Q17). */
+  /** The last event number issued (events of pruned tickets leave gaps, Q18). */
   private long eventSeq;
-  /** Q17: runs whose directories are still to be removed, and each maintenance job's last line. */
+  /** Q18: runs whose directories are still to be removed, and each maintenance job's last line. */
   private final TreeSet<RunId> directoriesToRemove = new TreeSet<>();
   private final SortedMap<String, MaintenanceRecord> maintenance = new TreeMap<>();
   private final SortedMap<QuestionId, Question> questions = new TreeMap<>();
@@ -533,10 +533,10 @@ public final class LeaseLaw implements Coordination, Store {
     }
   }
 
-  // ---- maintenance (Q17) ----
+  // ---- maintenance (Q18) ----
 
   /**
-   * Q17: decides by {@link Retention#decide} over every ticket (pinned: a question not yet applied is about
+   * Q18: decides by {@link Retention#decide} over every ticket (pinned: a question not yet applied is about
    * it) and, unless a dry run, deletes the chosen tickets, their runs, events and keys, lists their runs'
    * directories and records the job's line, under the one lock.
    */

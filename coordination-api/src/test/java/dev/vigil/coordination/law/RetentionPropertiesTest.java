@@ -20,7 +20,7 @@ import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 
 /**
- * Q17, only what is finished and forgotten is pruned: the pure rule {@link Retention#decide} over random
+ * Q18, only what is finished and forgotten is pruned: the pure rule {@link Retention#decide} over random
  * tickets in every state, of every age, pinned or not, linked to each other at random (and to tickets the
  * caller did not pass).
  */
@@ -28,8 +28,8 @@ class RetentionPropertiesTest {
   private static final long CUTOFF = 1_000;
 
   @Test
-  void Q17_onlyFinishedOldUnpinnedTicketsGo_andALinkedGroupGoesWholeOrNotAtAll() {
-    Coverage cov = new Coverage("Q17 retention");
+  void Q18_onlyFinishedOldUnpinnedTicketsGo_andALinkedGroupGoesWholeOrNotAtAll() {
+    Coverage cov = new Coverage("Q18 retention");
     int[] cases = {0};
     qt().withExamples(3_000)
         .forAll(lists().of(integers().between(0, 10_000)).ofSizeBetween(0, 12),
@@ -55,7 +55,7 @@ class RetentionPropertiesTest {
             entries.add(new Retention.Entry(id, s, ended, links.getOrDefault(id, Set.of()), pinned));
           }
           Map<TicketId, Retention.Fate> fates = Retention.decide(entries, CUTOFF);
-          assertEquals(n, fates.size(), "Q17: every ticket passed has a fate");
+          assertEquals(n, fates.size(), "Q18: every ticket passed has a fate");
           Map<TicketId, Retention.Entry> byId = new HashMap<>();
           entries.forEach(e -> byId.put(e.id(), e));
           // the undirected link graph, to check groups
@@ -70,12 +70,12 @@ class RetentionPropertiesTest {
             Retention.Fate f = fates.get(e.id());
             boolean own = e.state().terminal() && e.endedAtMs() < CUTOFF && !e.pinned();
             if (f instanceof Retention.Prune) {
-              assertTrue(e.state().terminal(), "Q17: only a finished ticket is pruned: " + e);
-              assertTrue(e.endedAtMs() < CUTOFF, "Q17: only one that ended before the cutoff: " + e);
-              assertTrue(!e.pinned(), "Q17: never a pinned one: " + e);
+              assertTrue(e.state().terminal(), "Q18: only a finished ticket is pruned: " + e);
+              assertTrue(e.endedAtMs() < CUTOFF, "Q18: only one that ended before the cutoff: " + e);
+              assertTrue(!e.pinned(), "Q18: never a pinned one: " + e);
               for (TicketId l : graph.getOrDefault(e.id(), Set.of())) {
                 assertInstanceOf(Retention.Prune.class, fates.get(l),
-                    "Q17: a ticket linked to a pruned one is pruned with it (no ticket names one that is gone): "
+                    "Q18: a ticket linked to a pruned one is pruned with it (no ticket names one that is gone): "
                         + e.id() + " and " + l);
               }
               cov.saw("pruned");
@@ -83,9 +83,9 @@ class RetentionPropertiesTest {
               Retention.Reason expected = !e.state().terminal() ? Retention.Reason.NOT_FINISHED
                   : e.endedAtMs() >= CUTOFF ? Retention.Reason.TOO_RECENT
                   : e.pinned() ? Retention.Reason.PINNED : Retention.Reason.LINKED;
-              assertEquals(expected, k.why(), "Q17: the reason a ticket stays: " + e);
+              assertEquals(expected, k.why(), "Q18: the reason a ticket stays: " + e);
               if (own) {
-                assertTrue(graph.containsKey(e.id()), "Q17: a ticket that could go stays only for a link: " + e);
+                assertTrue(graph.containsKey(e.id()), "Q18: a ticket that could go stays only for a link: " + e);
               }
               cov.saw("kept-" + k.why());
               if (e.state() == TicketState.LEASED) {
@@ -105,7 +105,7 @@ class RetentionPropertiesTest {
   }
 
   @Test
-  void Q17_aRetryAndItsOriginal_orAPrerequisiteAndItsDependent_goTogether() {
+  void Q18_aRetryAndItsOriginal_orAPrerequisiteAndItsDependent_goTogether() {
     TicketId a = new TicketId(1);
     TicketId b = new TicketId(2);
     TicketId c = new TicketId(3);

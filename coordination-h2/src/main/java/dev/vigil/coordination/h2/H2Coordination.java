@@ -1362,7 +1362,7 @@ public final class H2Coordination implements Coordination, AutoCloseable {
     return tx.run("applyAnswer", d -> false, c -> H2Questions.apply(c, id, nowMs, H2Coordination::append));
   }
 
-  // ---- maintenance (Q17) ----
+  // ---- maintenance (Q18) ----
 
   @Override
   public dev.vigil.coordination.Pruning prune(dev.vigil.coordination.Pruning.Request request, long nowMs) {

@@ -20,7 +20,7 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * The maintenance verbs (Q17) on the tables of schema version 7 ({@code pruned_runs}, {@code maintenance}),
+ * The maintenance verbs (Q18) on the tables of schema version 7 ({@code pruned_runs}, {@code maintenance}),
  * each called inside one transaction of {@link H2Coordination}.
  *
  * <p>{@link #prune} reads every ticket with its links, its last activity and whether a schedule or a

@@ -85,7 +85,7 @@ import java.util.List;
  *       version 3 is replaced by one of its own name.
  * </ul>
  *
- * <p>Version 7 (maintenance, Q17), written by {@link #maintenanceMigration()}:
+ * <p>Version 7 (maintenance, Q18), written by {@link #maintenanceMigration()}:
  * <ul>
  *   <li>{@code pruned_runs}: one row per run whose ticket a prune deleted and whose run directory is not
  *       recorded removed yet ({@code run_id} PRIMARY KEY, no reference: its run row is gone), written in the

@@ -228,7 +228,7 @@ final class Transactions {
       try {
         engine.shutdownCompact(file);
         engine = reopen.get();
-        if (compaction != null) { // a compaction asked for at a safe point (Q17) runs without the threshold too
+        if (compaction != null) { // a compaction asked for at a safe point (Q18) runs without the threshold too
           compaction.compacted();
         }
         compactions.incrementAndGet();

@@ -86,7 +86,7 @@ import java.util.TreeMap;
  *       its last worker died with work; it stays down once its worker exits idle).
  *   <li>{@code timeouts}: name → duration; the whole set must pass {@link TimeoutLattice#validate} (S2).
  *   <li>{@code retention}: how long finished tasks are kept before the daily retention job prunes them
- *       (Q17): days ({@code 30d}, the default) or a duration, at least {@code 1h}.
+ *       (Q18): days ({@code 30d}, the default) or a duration, at least {@code 1h}.
  * </ul>
  */
 public final class ConfigLoader {

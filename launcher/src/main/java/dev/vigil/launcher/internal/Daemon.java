@@ -210,7 +210,7 @@ public final class Daemon implements AutoCloseable {
    */
   public static Daemon start(Home home, VigilConfig config, Changes onChange,
       java.util.function.UnaryOperator<H2Options> storeOptions, boolean paused) throws Refused {
-    config = MaintenanceJobs.withJobs(config); // the built-in maintenance jobs, their type, lane and schedules (Q17)
+    config = MaintenanceJobs.withJobs(config); // the built-in maintenance jobs, their type, lane and schedules (Q18)
     HostClasspath.Resolution.Found runtime = hostClasspath(); // a daemon that up started runs from copies (JarCopies)
     try {
       checkWorkerTypes(config, runtime);
@@ -741,7 +741,7 @@ public final class Daemon implements AutoCloseable {
       } else if (m instanceof Message.Command c) {
         Command cmd;
         try {
-          // a prune that names no age prunes by the configured retention (Q17)
+          // a prune that names no age prunes by the configured retention (Q18)
           cmd = Wire.command(c.op(), c.op().equals("prune") && !c.args().has("olderThanMs")
               ? c.args().deepCopy().put("olderThanMs", config.retentionMs()) : c.args(), config.maxAttempts());
         } catch (RuntimeException e) {

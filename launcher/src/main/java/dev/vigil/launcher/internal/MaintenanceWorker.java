@@ -19,7 +19,7 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The worker of the built-in maintenance jobs (Q17, {@link MaintenanceJobs}): a worker process like any
+ * The worker of the built-in maintenance jobs (Q18, {@link MaintenanceJobs}): a worker process like any
  * task's, so the daemon's own thread never removes a directory. Payload {@code {"job": "retention" | "prune"
  * | "compact", "olderThanMs": N}}.
  *

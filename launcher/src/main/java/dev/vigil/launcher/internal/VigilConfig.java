@@ -32,7 +32,7 @@ import java.util.Optional;
  *                    code; the daemon records it in {@code daemon.json} so that a client relaunching a
  *                    lost daemon starts it with the same configuration (S9)
  * @param schedules   the recurring schedules of the file (Q15), kept in the store at each start
- * @param retentionMs how long finished tasks are kept before the daily retention job prunes them (Q17), ms;
+ * @param retentionMs how long finished tasks are kept before the daily retention job prunes them (Q18), ms;
  *                    at least one hour
  */
 public record VigilConfig(Workload workload, int maxAttempts, RetryPolicy retry, H2Options.Durability durability,

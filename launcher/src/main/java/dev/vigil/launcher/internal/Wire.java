@@ -542,7 +542,7 @@ public final class Wire {
     return o;
   }
 
-  // ---- maintenance (Q17) ----
+  // ---- maintenance (Q18) ----
 
   /** A prune's decision: what it deleted (or would), the directories still to remove, what stays and why. */
   static ObjectNode pruning(dev.vigil.coordination.Pruning p) {

@@ -253,7 +253,7 @@ public sealed interface Command {
   }
 
   /**
-   * Q17: prunes the finished tickets that ended more than {@code olderThanMs} before now (a dry run only
+   * Q18: prunes the finished tickets that ended more than {@code olderThanMs} before now (a dry run only
    * decides), recorded under {@code job}. Asked by a maintenance job's worker, or read by {@code vigil prune
    * --dry-run}.
    */
@@ -266,7 +266,7 @@ public sealed interface Command {
     }
   }
 
-  /** Q17: a maintenance job's worker removed the directories of {@code runs}; {@code summary} is its line. */
+  /** Q18: a maintenance job's worker removed the directories of {@code runs}; {@code summary} is its line. */
   record DirectoriesRemoved(String job, List<RunId> runs, String summary) implements Command {
     public DirectoriesRemoved {
       new dev.vigil.coordination.MaintenanceRecord(job, 0, summary); // checks both
@@ -274,13 +274,13 @@ public sealed interface Command {
     }
   }
 
-  /** Q17: compacts the store at a safe point (between the engine's decisions, no verb in flight). */
+  /** Q18: compacts the store at a safe point (between the engine's decisions, no verb in flight). */
   record Compact(String job) implements Command {
     public Compact {
       new dev.vigil.coordination.MaintenanceRecord(job, 0, ""); // checks the job's name
     }
   }
 
-  /** Q17: each maintenance job's last line. */
+  /** Q18: each maintenance job's last line. */
   record Maintenance() implements Command {}
 }

@@ -43,7 +43,7 @@ final class Commands {
     this.status = status;
   }
 
-  /** Q17: the store decides and records; the cutoff is this daemon's wall clock less the age asked for. */
+  /** Q18: the store decides and records; the cutoff is this daemon's wall clock less the age asked for. */
   private Reply prune(Command.Prune p, long nowWallMs) {
     long cutoff = nowWallMs - p.olderThanMs();
     return new Reply.Pruned(ctx.coordination.prune(new dev.vigil.coordination.Pruning.Request(p.job(), cutoff, p.dryRun()),

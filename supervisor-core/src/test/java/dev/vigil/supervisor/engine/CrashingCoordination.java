@@ -420,6 +420,6 @@ final class CrashingCoordination implements Coordination {
     return inner.maintenanceRecords();
   }
 
-  /** Q17: every ticket a committed prune deleted, across crashes. */
+  /** Q18: every ticket a committed prune deleted, across crashes. */
   final java.util.Set<dev.vigil.coordination.TicketId> pruned = new java.util.TreeSet<>();
 }

@@ -154,8 +154,8 @@ class EnginePropertiesTest {
   }
 
   @Test
-  void Q17_prunesAmongCrashes_deleteOnlyFinishedTickets_andNeverALiveRun() {
-    simulate("Q17", Simulation.Profile.PRUNES, 150).assertSaw(
+  void Q18_prunesAmongCrashes_deleteOnlyFinishedTickets_andNeverALiveRun() {
+    simulate("Q18", Simulation.Profile.PRUNES, 150).assertSaw(
         "prune deleted tickets", "prune dry run", "prune kept a linked ticket", "prune directories recorded removed",
         "daemon crash between a prune and its directories' removal", "compacted", "daemon crash", "verb crash armed",
         "every ticket settled");

@@ -187,7 +187,7 @@ final class Simulation {
      */
     ANSWER,
     /**
-     * A maintenance job asks the daemon to prune (Q17): finished tickets older than 0-20 s, one in four a
+     * A maintenance job asks the daemon to prune (Q18): finished tickets older than 0-20 s, one in four a
      * dry run; after a real prune, the job records some or all of the listed run directories removed
      * (a daemon crash may fall between, and the next prune lists them again). Every ticket pruned was
      * finished; no live run's ticket is ever pruned; one in ten asks for a compaction instead.
@@ -275,7 +275,7 @@ final class Simulation {
         Knob.VERB_CRASH, 3, Knob.LAUNCH_CRASH, 1, Knob.WALL_JUMP, 2, Knob.MONO_JUMP, 1, Knob.HOLD, 2, Knob.KILL, 2,
         Knob.SCHEDULE, 8);
 
-    /** Prunes and compactions among chains, holds, kills and daemon crashes at every kind of point (Q17). */
+    /** Prunes and compactions among chains, holds, kills and daemon crashes at every kind of point (Q18). */
     static final Profile PRUNES = of("PRUNES", Knob.SUBMIT, 26, Knob.AFTER, 40, Knob.KILL_WORKER, 2, Knob.CRASH, 4,
         Knob.VERB_CRASH, 6, Knob.LAUNCH_CRASH, 1, Knob.HOLD, 6, Knob.KILL, 3, Knob.WALL_JUMP, 1, Knob.PRUNE, 12);
 
@@ -1329,7 +1329,7 @@ final class Simulation {
   }
 
   /**
-   * Q17: a maintenance job prunes (or compacts); every ticket it deletes was finished before, no live ticket or
+   * Q18: a maintenance job prunes (or compacts); every ticket it deletes was finished before, no live ticket or
    * run is touched, and a real prune's directories are recorded removed, some or all, unless the daemon died.
    */
   private void prune() {
@@ -1354,17 +1354,17 @@ final class Simulation {
     before.tickets().forEach(t -> was.put(t.id(), t));
     for (TicketId t : p.pruning().tickets()) {
       Ticket b = was.get(t);
-      expect(b != null && b.state().terminal(), "Q17: only a finished ticket is pruned: " + t + " was " + b, r);
-      expect(dry == law.ticket(t).isPresent(), "Q17: a prune deletes what it names, a dry run nothing: " + t, r);
+      expect(b != null && b.state().terminal(), "Q18: only a finished ticket is pruned: " + t + " was " + b, r);
+      expect(dry == law.ticket(t).isPresent(), "Q18: a prune deletes what it names, a dry run nothing: " + t, r);
     }
     for (Ticket t : before.tickets()) {
       if (!t.state().terminal()) {
-        expect(law.ticket(t.id()).isPresent(), "Q17: a ticket that is not finished is never pruned: " + t.id(), r);
+        expect(law.ticket(t.id()).isPresent(), "Q18: a ticket that is not finished is never pruned: " + t.id(), r);
       }
     }
     for (dev.vigil.coordination.Run run : before.runs()) {
       if (run.state() != dev.vigil.coordination.RunState.SETTLED) {
-        expect(law.run(run.id()).isPresent(), "Q17: a live run is never pruned: " + run.id(), r);
+        expect(law.run(run.id()).isPresent(), "Q18: a live run is never pruned: " + run.id(), r);
       }
     }
     seen.saw(dry ? "prune dry run" : p.pruning().tickets().isEmpty() ? "prune found nothing" : "prune deleted tickets");
@@ -1722,12 +1722,12 @@ final class Simulation {
     checkSchedules();
     for (TicketId t : coordination.pruned) {
       if (law.ticket(t).isPresent()) {
-        violated("Q17: ticket " + t + " was pruned but the store has it again");
+        violated("Q18: ticket " + t + " was pruned but the store has it again");
       }
     }
     for (SimWorld.Proc p : world.everyProcess) {
       if (p instanceof SimWorld.TaskProc t && world.workerLives(t) && coordination.pruned.contains(t.run.ticket())) {
-        violated("Q17: the ticket of live run " + t.run + " was pruned");
+        violated("Q18: the ticket of live run " + t.run + " was pruned");
       }
     }
     for (Map.Entry<QuestionId, Integer> a : coordination.applies().entrySet()) {

@@ -163,7 +163,7 @@ public sealed interface Message {
      * The command ops. {@code store-check} and {@code store-backup} are answered by the daemon's
      * store itself, not by its engine (a daemon that has them says {@code store} among its capabilities);
      * the {@code schedule-…} ops are those of recurring schedules; {@code prune}, {@code prune-done},
-     * {@code compact} and {@code maintenance} those of maintenance jobs (Q17).
+     * {@code compact} and {@code maintenance} those of maintenance jobs (Q18).
      */
     public static final Set<String> OPS = Set.of("submit", "submit-all", "status", "list", "runs", "show", "park",
         "unpark", "hold", "release", "cancel", "run", "pause", "resume", "start-service", "stop-service",
