@@ -18,7 +18,7 @@ import java.util.List;
  * (C5). Verbs that act for a dead owner ({@link #adoptClaim}, {@link #abortClaim} by recovery,
  * {@link Finish#exitOwnerDead()}) take the owner the caller judged, and compare it with the store.
  */
-public interface Coordination extends QuestionVerbs, CheckpointVerbs, TranscriptVerbs {
+public interface Coordination extends QuestionVerbs, CheckpointVerbs, TranscriptVerbs, MaintenanceVerbs {
   /** Read-only view of the same data. */
   Store store();
 

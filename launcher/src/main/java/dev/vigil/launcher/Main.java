@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.vigil.launcher.internal.BuildInfo;
 import dev.vigil.launcher.internal.Client;
+import dev.vigil.launcher.internal.MaintenanceJobs;
 import dev.vigil.launcher.internal.CommandFile;
 import dev.vigil.launcher.internal.ConfigException;
 import dev.vigil.launcher.internal.ConfigLoader;
@@ -49,7 +50,7 @@ import picocli.CommandLine.ScopeType;
     Main.TasksCmd.class, Main.RunsCmd.class, Main.ShowCmd.class, Main.WaitCmd.class, Main.ParkCmd.class,
     Main.UnparkCmd.class, Main.HoldCmd.class, Main.ReleaseCmd.class, Main.CancelCmd.class, Main.LogsCmd.class,
     Main.VersionCmd.class, Main.DemoCmd.class, Main.ServicesCmd.class, Main.WatchCmd.class, Main.RunCmd.class,
-    Main.PauseCmd.class, Main.ResumeCmd.class, RestartCmd.class, KillCmd.class, RetryCmd.class, EventsCmd.class, AttachCmd.class, ScheduleCmd.class, StoreCmd.class, Main.CompletionCmd.class,
+    Main.PauseCmd.class, Main.ResumeCmd.class, RestartCmd.class, KillCmd.class, RetryCmd.class, EventsCmd.class, AttachCmd.class, ScheduleCmd.class, PruneCmd.class, StoreCmd.class, Main.CompletionCmd.class,
     QuestionsCmd.ListCmd.class, QuestionsCmd.AnswerCmd.class},
     description = "Vigil: a crash-legible process supervisor. It runs queued tasks and long-lived services as "
         + "worker processes, keeps who owns what in a database in its home, and survives its own crash or upgrade "
@@ -637,20 +638,28 @@ public final class Main implements Runnable {
     private int fromTheDaemon() {
       ObjectNode reply;
       ObjectNode schedules;
+      ObjectNode maintenance = null;
       try (Client c = connect(home(), false)) {
         reply = c.call("status", args());
         schedules = Views.unavailable(reply) ? null : c.call("schedule-list", args());
+        if (schedules != null && !Views.unavailable(schedules) && c.capabilities().capabilities().contains(MaintenanceJobs.CAPABILITY)) {
+          maintenance = c.call("maintenance", args());
+        }
       }
-      if (Views.unavailable(schedules == null ? reply : schedules)) { // the daemon runs but decides nothing (the
-        // store may fail between the two calls): say since when and why
-        ObjectNode outage = Views.unavailable(reply) ? reply : schedules;
+      if (Views.unavailable(schedules == null ? reply : schedules)
+          || maintenance != null && Views.unavailable(maintenance)) { // the daemon runs but decides nothing (the
+        // store may fail between the calls): say since when and why
+        ObjectNode outage = Views.unavailable(reply) ? reply : Views.unavailable(schedules) ? schedules : maintenance;
         out().println(json ? pretty(outage) : Views.outage(outage, System.currentTimeMillis()));
         return Client.exitCodeOf(outage);
       }
       JsonNode s = Client.ok(reply).path("status");
-      JsonNode each = Client.ok(schedules).path("schedules");
+      JsonNode all = Client.ok(schedules).path("schedules");
+      JsonNode each = Views.userSchedules(all);
+      ObjectNode jobs = Views.maintenance(maintenance == null ? null : Client.ok(maintenance).path("maintenance"), all);
       if (json) {
         ((ObjectNode) s).set("schedules", each);
+        ((ObjectNode) s).set("maintenance", jobs);
         out().println(pretty(s));
         return 0;
       }
@@ -660,6 +669,7 @@ public final class Main implements Runnable {
         out().println("Schedules (" + each.size() + "):");
         each.forEach(one -> out().println("  " + Views.scheduleLine(one, now)));
       }
+      Views.maintenanceLines(jobs, now).forEach(out()::println);
       return 0;
     }
   }

@@ -157,14 +157,15 @@ final class ScheduleCmd implements Runnable {
   }
 
   @Command(name = "list", mixinStandardHelpOptions = true, description = "Every schedule, one a line: its cron and "
-      + "zone, its next fire (or that it is paused), and its last fire's task with its state and last run's verdict.")
+      + "zone, its next fire (or that it is paused), and its last fire's task with its state and last run's verdict. "
+      + "The built-in maintenance schedules are shown by vigil status instead.")
   static final class ListCmd extends Verb {
     @Option(names = "--json", description = Main.JSON_HELP)
     boolean json;
 
     @Override
     public Integer call() {
-      JsonNode all = call("schedule-list", Main.args()).path("schedules");
+      JsonNode all = Views.userSchedules(call("schedule-list", Main.args()).path("schedules"));
       if (json) {
         System.out.println(Main.pretty(all));
         return 0;

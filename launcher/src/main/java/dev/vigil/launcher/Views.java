@@ -367,6 +367,10 @@ final class Views {
     for (JsonNode l : s.path("lanes")) {
       int parked = l.path("parkedTickets").asInt();
       parkedTickets += parked;
+      if (l.path("lane").asText().equals(dev.vigil.launcher.internal.MaintenanceJobs.LANE.name()) && parked == 0
+          && l.path("occupied").asInt() == 0 && l.path("ready").asInt() == 0 && !l.path("parked").asBoolean()) {
+        continue; // the built-in maintenance lane, shown only while it has work
+      }
       out.add("Lane " + l.path("lane").asText() + ": " + l.path("occupied").asInt() + " of "
           + l.path("concurrency").asInt() + " running, " + l.path("ready").asInt() + " waiting"
           + (parked > 0 ? ", " + parked + " parked" : "")
@@ -437,6 +441,59 @@ final class Views {
    * fire (or that it is paused), a fire waiting for the previous task, and its last fire's task with the
    * task's state and its latest run's verdict.
    */
+  /** The schedules a person made (the command or the configuration file): all but the built-in maintenance ones. */
+  static com.fasterxml.jackson.databind.node.ArrayNode userSchedules(JsonNode all) {
+    com.fasterxml.jackson.databind.node.ArrayNode out = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance
+        .arrayNode();
+    all.forEach(s -> {
+      if (!dev.vigil.launcher.internal.MaintenanceJobs.builtIn(s.path("name").asText())) {
+        out.add(s);
+      }
+    });
+    return out;
+  }
+
+  /**
+   * Q18: {@code vigil status}'s {@code maintenance}: {@code jobs}, each job's last line ({@code job},
+   * {@code atMs}, {@code summary}; empty when the daemon keeps none), and {@code schedules}, the built-in
+   * maintenance schedules as {@code vigil schedule list --json} shows a schedule.
+   */
+  static com.fasterxml.jackson.databind.node.ObjectNode maintenance(JsonNode lines, JsonNode allSchedules) {
+    com.fasterxml.jackson.databind.node.ObjectNode o = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance
+        .objectNode();
+    com.fasterxml.jackson.databind.node.ArrayNode jobs = o.putArray("jobs");
+    if (lines != null) {
+      lines.forEach(jobs::add);
+    }
+    com.fasterxml.jackson.databind.node.ArrayNode schedules = o.putArray("schedules");
+    allSchedules.forEach(s -> {
+      if (dev.vigil.launcher.internal.MaintenanceJobs.builtIn(s.path("name").asText())) {
+        schedules.add(s);
+      }
+    });
+    return o;
+  }
+
+  /**
+   * Q18: when each maintenance job last ran and what it did, with the next fire of each built-in schedule;
+   * nothing while no job has run yet.
+   */
+  static List<String> maintenanceLines(JsonNode m, long nowWallMs) {
+    List<String> out = new ArrayList<>();
+    if (m.path("jobs").isEmpty()) {
+      return out;
+    }
+    out.add("Maintenance:");
+    for (JsonNode j : m.path("jobs")) {
+      out.add("  " + j.path("job").asText() + " last ran " + Durations.format(Math.max(0, nowWallMs
+          - j.path("atMs").asLong()) / 1000 * 1000) + " ago: " + j.path("summary").asText());
+    }
+    for (JsonNode s : m.path("schedules")) {
+      out.add("  " + scheduleLine(s, nowWallMs));
+    }
+    return out;
+  }
+
   static String scheduleLine(JsonNode s, long nowWallMs) {
     String zone = s.path("zone").asText();
     StringBuilder b = new StringBuilder(s.path("name").asText()).append("  '").append(s.path("cron").asText())

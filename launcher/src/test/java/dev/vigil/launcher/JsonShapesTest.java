@@ -35,7 +35,7 @@ class JsonShapesTest {
   private static final Pattern ROW = Pattern.compile("^\\| `([^`]+)` \\| ([^|]+?) \\|");
   /** Arrays whose elements are another shape. */
   private static final Map<String, String> ELEMENTS = Map.of("ticket runs[]", "run", "status services[]", "service",
-      "status schedules[]", "schedule");
+      "status schedules[]", "schedule", "status maintenance.schedules[]", "schedule");
 
   @TempDir
   Path tmp;
@@ -117,7 +117,7 @@ class JsonShapesTest {
     // "store unavailable" is checked where a store fails: StoreOutageDaemonTest; "question" where questions are
     // asked and answered: QuestionsCliTest; "transcript" here (a restore notice and output lines: AttachCliTest)
     assertEquals(Set.of("ticket", "run", "status", "service", "event", "store unavailable", "schedule", "question",
-        "transcript"),
+        "transcript", "prune"),
         shapes.keySet());
     Path home = CliEndToEndTest.ownerOnlyHome(tmp, "shapes", homes);
     Path config = Files.writeString(tmp.resolve("vigil.json"),
@@ -174,12 +174,19 @@ class JsonShapesTest {
     for (String l : entries) {
       check(shapes, "transcript", JSON.readTree(l), wrong);
     }
+    JsonNode dry = json(vigil(home, "prune", "--older-than", "0s", "--dry-run", "--json"));
+    check(shapes, "prune", dry, wrong);
+    JsonNode pruned = json(vigil(home, "prune", "--older-than", "0s", "--json"));
+    assertTrue(pruned.path("tickets").size() >= 1, "a finished task was pruned: " + pruned);
+    check(shapes, "prune", pruned, wrong);
+    check(shapes, "status", json(vigil(home, "status", "--json")), wrong); // with a maintenance job's line
     assertEquals(List.of(), wrong, "fields of --json output missing from docs/CLI.md or with another type");
     assertTrue(tasks.get(0).path("payload").isObject(), "a payload is a JSON object, not a string: " + tasks.get(0));
     for (String f : List.of("status runs[].supervision", "status lanes[].parkedTickets", "ticket spec.env[]",
         "run start.identity.pid", "run result", "service failuresInWindow", "event verdict", "event ticketState",
         "ticket labels", "ticket after[]", "ticket heldFor", "ticket waitsFor[].id", "ticket waitsFor[].state",
-        "schedule lastTicket.verdict", "schedule env[]", "status schedules")) {
+        "schedule lastTicket.verdict", "schedule env[]", "status schedules", "status maintenance.jobs[].summary",
+        "status maintenance.schedules", "prune kept.linked", "prune directories[]", "prune bytes", "prune cutoffMs")) {
       assertTrue(seen.contains(f), "the commands printed " + f + ": " + seen);
     }
   }

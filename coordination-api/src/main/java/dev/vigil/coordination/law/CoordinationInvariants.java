@@ -167,11 +167,18 @@ public final class CoordinationInvariants {
         .filter(r -> r.state() == RunState.SETTLED && r.verdict() != Verdict.ABANDONED).count();
     long settledEvents = 0;
     Set<TicketId> cancelReported = new HashSet<>();
+    long previousId = 0;
     for (int i = 0; i < s.events().size(); i++) {
       Event e = s.events().get(i);
-      if (e.id() != i + 1) {
-        out.add("events: event " + (i + 1) + " has id " + e.id() + " (ids count from 1 without gaps, in order)");
+      if (e.id() <= previousId) {
+        out.add("events: event " + (i + 1) + " has id " + e.id() + " after " + previousId
+            + " (ids count from 1 in order; only a prune leaves gaps, Q18)");
         break;
+      }
+      previousId = e.id();
+      if (e.ticket() != null && !tickets.containsKey(e.ticket())) {
+        out.add("events: event " + e.id() + " is about " + e.ticket() + ", which the store does not have"
+            + " (a prune deletes a ticket's events with it, Q18)");
       }
       if (e.kind() == Event.Kind.CANCELLED || e.kind() == Event.Kind.SETTLED && e.ticketState() == TicketState.CANCELLED) {
         Ticket t = tickets.get(e.ticket());

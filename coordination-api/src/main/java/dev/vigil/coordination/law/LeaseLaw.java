@@ -12,7 +12,11 @@ import dev.vigil.coordination.Checkpointing;
 import dev.vigil.coordination.Claim;
 import dev.vigil.coordination.Claims;
 import dev.vigil.coordination.Control;
+import dev.vigil.coordination.Compacted;
 import dev.vigil.coordination.Coordination;
+import dev.vigil.coordination.MaintenanceRecord;
+import dev.vigil.coordination.Pruning;
+import dev.vigil.coordination.Retention;
 import dev.vigil.coordination.Denials;
 import dev.vigil.coordination.Event;
 import dev.vigil.coordination.Events;
@@ -100,6 +104,11 @@ public final class LeaseLaw implements Coordination, Store {
   private final SortedMap<OwnerId, Owner> owners = new TreeMap<>();
   private final List<Event> events = new ArrayList<>();
   private long lastSeq;
+  /** The last event number issued (events of pruned tickets leave gaps, Q18). */
+  private long eventSeq;
+  /** Q18: runs whose directories are still to be removed, and each maintenance job's last line. */
+  private final TreeSet<RunId> directoriesToRemove = new TreeSet<>();
+  private final SortedMap<String, MaintenanceRecord> maintenance = new TreeMap<>();
   private final SortedMap<QuestionId, Question> questions = new TreeMap<>();
   private final Map<String, QuestionId> questionKeys = new HashMap<>();
   private final SortedMap<TicketId, Checkpoint> checkpoints = new TreeMap<>();
@@ -587,8 +596,82 @@ public final class LeaseLaw implements Coordination, Store {
 
   private void append(List<Event.Draft> drafts) {
     for (Event.Draft d : drafts) {
-      events.add(d.numbered(events.size() + 1));
+      events.add(d.numbered(++eventSeq));
     }
+  }
+
+  // ---- maintenance (Q18) ----
+
+  /**
+   * Q18: decides by {@link Retention#decide} over every ticket (pinned: a question not yet applied is about
+   * it) and, unless a dry run, deletes the chosen tickets, their runs, events and keys, lists their runs'
+   * directories and records the job's line, under the one lock.
+   */
+  @Override
+  public synchronized Pruning prune(Pruning.Request request, long nowMs) {
+    Objects.requireNonNull(request, "request");
+    Set<TicketId> asked = new java.util.HashSet<>();
+    for (Question q : questions.values()) {
+      if (q.state() != Question.State.APPLIED) {
+        asked.addAll(Retention.namedBy(q.question()));
+      }
+    }
+    Map<TicketId, Set<TicketId>> links = new HashMap<>();
+    for (Ticket t : tickets.values()) {
+      links.computeIfAbsent(t.id(), k -> new TreeSet<>()).addAll(Retention.namedBy(t));
+    }
+    List<Retention.Entry> entries = new ArrayList<>();
+    for (Ticket t : tickets.values()) {
+      entries.add(new Retention.Entry(t.id(), t.state(), Retention.endedAt(t, runsOf(t.id())), links.get(t.id()),
+          asked.contains(t.id())));
+    }
+    Map<TicketId, Retention.Fate> fates = Retention.decide(entries, request.cutoffMs());
+    List<TicketId> gone = Retention.pruned(fates);
+    List<RunId> goneRuns = new ArrayList<>();
+    for (TicketId t : gone) {
+      runsOf(t).forEach(r -> goneRuns.add(r.id()));
+    }
+    TreeSet<RunId> dirs = new TreeSet<>(directoriesToRemove);
+    dirs.addAll(goneRuns);
+    Pruning p = new Pruning(request.dryRun(), request.cutoffMs(), gone, goneRuns, List.copyOf(dirs),
+        Retention.kept(fates));
+    if (request.dryRun()) {
+      return p;
+    }
+    Set<TicketId> goneSet = new java.util.HashSet<>(gone);
+    goneSet.forEach(tickets::remove);
+    goneRuns.forEach(runs::remove);
+    keys.values().removeIf(goneSet::contains);
+    events.removeIf(e -> e.ticket() != null && goneSet.contains(e.ticket()));
+    directoriesToRemove.addAll(goneRuns);
+    maintenance.put(request.job(), new MaintenanceRecord(request.job(), nowMs, p.summary()));
+    return p;
+  }
+
+  @Override
+  public synchronized int directoriesRemoved(String job, List<RunId> removed, String summary, long nowMs) {
+    MaintenanceRecord line = new MaintenanceRecord(job, nowMs, summary);
+    int n = 0;
+    for (RunId r : List.copyOf(removed)) {
+      if (directoriesToRemove.remove(r)) {
+        n++;
+      }
+    }
+    maintenance.put(job, line);
+    return n;
+  }
+
+  /** The model has no file: a compaction records its line and changes nothing. */
+  @Override
+  public synchronized Compacted compact(String job, long nowMs) {
+    Compacted c = new Compacted(0, 0);
+    maintenance.put(job, new MaintenanceRecord(job, nowMs, c.summary()));
+    return c;
+  }
+
+  @Override
+  public synchronized List<MaintenanceRecord> maintenanceRecords() {
+    return List.copyOf(maintenance.values());
   }
 
   // ---- queries ----

@@ -1391,6 +1391,52 @@ public final class H2Coordination implements Coordination, AutoCloseable {
     return tx.run("keepCheckpoint", d -> d instanceof dev.vigil.coordination.Checkpointing.Kept, c -> H2Checkpoints.keep(c, run, seq, value, nowMs));
   }
 
+  // ---- maintenance (Q18) ----
+
+  @Override
+  public dev.vigil.coordination.Pruning prune(dev.vigil.coordination.Pruning.Request request, long nowMs) {
+    Objects.requireNonNull(request, "request");
+    return tx.run("prune", d -> !d.dryRun(), c -> H2Retention.prune(c, request, nowMs));
+  }
+
+  @Override
+  public int directoriesRemoved(String job, List<dev.vigil.coordination.RunId> runs, String summary, long nowMs) {
+    List<dev.vigil.coordination.RunId> all = List.copyOf(runs);
+    Objects.requireNonNull(summary, "summary");
+    return tx.run("directoriesRemoved", n -> true, c -> H2Retention.directoriesRemoved(c, job, all, summary, nowMs));
+  }
+
+  /**
+   * Compacts the file now ({@code SHUTDOWN COMPACT} and a reopen, the way {@code Compaction} does when the file
+   * has doubled) with every other verb paused, then records the job's line. The compaction changes no
+   * decision, so a crash between it and the record loses only the line.
+   */
+  @Override
+  public dev.vigil.coordination.Compacted compact(String job, long nowMs) {
+    new dev.vigil.coordination.MaintenanceRecord(job, nowMs, ""); // checks the name before anything is done
+    long before = fileSize();
+    tx.compact();
+    dev.vigil.coordination.Compacted done = new dev.vigil.coordination.Compacted(before, fileSize());
+    tx.run("compact", d -> true, c -> {
+      H2Retention.record(c, new dev.vigil.coordination.MaintenanceRecord(job, nowMs, done.summary()));
+      return done;
+    });
+    return done;
+  }
+
+  @Override
+  public List<dev.vigil.coordination.MaintenanceRecord> maintenanceRecords() {
+    return tx.read("maintenanceRecords", H2Retention::records);
+  }
+
+  private long fileSize() {
+    try {
+      return java.nio.file.Files.size(file.file);
+    } catch (java.io.IOException | RuntimeException e) {
+      return 0; // a file system of H2's own (tests), or gone: no size to report
+    }
+  }
+
   // ---- JDBC helpers ----
 
   static int update(Connection c, String sql, Object... args) throws SQLException {
@@ -1439,6 +1485,8 @@ public final class H2Coordination implements Coordination, AutoCloseable {
         p.setInt(i + 1, n);
       } else if (a instanceof Boolean b) {
         p.setBoolean(i + 1, b);
+      } else if (a instanceof Object[] array) { // for = ANY(?)
+        p.setObject(i + 1, array);
       } else {
         throw new IllegalArgumentException("cannot bind " + a.getClass());
       }

@@ -96,6 +96,14 @@ import java.util.List;
  * entry (CHECK), its {@code restore_id}, with {@code (service, restore_id)} UNIQUE: a restore's notice is stored
  * once. Entries past a service's bound are deleted in the transaction that appends a newer one; the index on
  * {@code (service, id)} serves both the reads and that deletion. No row changes.
+ * <p>Version 9 (maintenance, Q18), written by {@link #maintenanceMigration()}:
+ * <ul>
+ *   <li>{@code pruned_runs}: one row per run whose ticket a prune deleted and whose run directory is not
+ *       recorded removed yet ({@code run_id} PRIMARY KEY, no reference: its run row is gone), written in the
+ *       prune's transaction and deleted when the job records the directory removed.
+ *   <li>{@code maintenance}: each maintenance job's last line ({@code job} PRIMARY KEY, {@code at_ms},
+ *       {@code summary}), written in the transaction of the job's effect.
+ * </ul>
  *
  * <p>H2 commits each DDL statement on its own, so a migration is written to be re-run from any
  * point ({@code IF NOT EXISTS}); {@code schema_version} is created first, so a crash inside
@@ -103,7 +111,7 @@ import java.util.List;
  */
 final class Schema {
   /** The newest schema this build writes. */
-  static final int CURRENT_VERSION = 8;
+  static final int CURRENT_VERSION = 9;
 
   /** One step of a migration: a statement, or code that reads the schema first. */
   interface Change {
@@ -234,7 +242,8 @@ final class Schema {
       new Migration(5, "recurring schedules", migrationSchedules()),
       new Migration(6, "questions for a person", questionsMigration()),
       new Migration(7, "checkpoints", checkpointsMigration()),
-      new Migration(8, "service transcripts", transcriptsMigration()));
+      new Migration(8, "service transcripts", transcriptsMigration()),
+      new Migration(9, "maintenance: run directories to remove, each job's last line", maintenanceMigration()));
 
   /** Version 8: the {@code service_transcript} table (see the class comment); re-runnable, so it can take another number. */
   private static List<Change> transcriptsMigration() {
@@ -311,6 +320,22 @@ final class Schema {
           seq BIGINT NOT NULL CHECK (seq >= 1),
           saved_at_ms BIGINT NOT NULL,
           checkpoint VARCHAR(65536) NOT NULL
+        )"""));
+  }
+
+  /** Version 9: the maintenance tables (see the class comment); re-runnable, so it can take another number. */
+  private static List<Change> maintenanceMigration() {
+    return sql(List.of(
+        """
+        CREATE TABLE IF NOT EXISTS pruned_runs (
+          run_id VARCHAR(32) NOT NULL PRIMARY KEY,
+          pruned_at_ms BIGINT NOT NULL
+        )""",
+        """
+        CREATE TABLE IF NOT EXISTS maintenance (
+          job VARCHAR(32) NOT NULL PRIMARY KEY,
+          at_ms BIGINT NOT NULL,
+          summary VARCHAR(1000) NOT NULL
         )"""));
   }
 

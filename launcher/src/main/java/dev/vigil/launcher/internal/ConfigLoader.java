@@ -58,7 +58,8 @@ import java.util.TreeMap;
  *   "services": [ { "name": "indexer", "type": "command", "payload": { "argv": ["indexer"] },
  *                   "activation": "always" } ],
  *   "timeouts": { "heartbeat": "5s", "quiesceHold": "30s" },
- *   "restartGiveUpCount": 5
+ *   "restartGiveUpCount": 5,
+ *   "retention": "30d"
  * }
  * }</pre>
  *
@@ -86,6 +87,8 @@ import java.util.TreeMap;
  *       restarted under the restart budget) or {@code on-demand} (started when asked, or at boot when
  *       its last worker died with work; it stays down once its worker exits idle).
  *   <li>{@code timeouts}: name → duration; the whole set must pass {@link TimeoutLattice#validate} (S2).
+ *   <li>{@code retention}: how long finished tasks are kept before the daily retention job prunes them
+ *       (Q18): days ({@code 30d}, the default) or a duration, at least {@code 1h}.
  * </ul>
  */
 public final class ConfigLoader {
@@ -110,7 +113,7 @@ public final class ConfigLoader {
 
   record FileJson(Map<String, LaneJson> lanes, Integer maxAttempts, RetryJson retry, String durability,
                   Map<String, TypeJson> workerTypes, List<ServiceJson> services, Map<String, String> timeouts,
-                  Integer restartGiveUpCount, List<ScheduleJson> schedules) {}
+                  Integer restartGiveUpCount, List<ScheduleJson> schedules, String retention) {}
 
   /**
    * Loads and validates {@code file}, recorded as the configuration's source; a
@@ -234,7 +237,8 @@ public final class ConfigLoader {
     int maxAttempts = f.maxAttempts() == null ? d.maxAttempts() : f.maxAttempts();
     H2Options.Durability durability = f.durability() == null ? d.durability() : durability(f.durability());
     return new VigilConfig(new Workload(List.copyOf(lanes.values()), types, services), maxAttempts, retry, durability,
-        lattice, Optional.empty(), schedules(f.schedules(), lanes.keySet(), types, maxAttempts));
+        lattice, Optional.empty(), schedules(f.schedules(), lanes.keySet(), types, maxAttempts),
+        f.retention() == null ? d.retentionMs() : MaintenanceJobs.age("retention", f.retention()));
   }
 
   /**

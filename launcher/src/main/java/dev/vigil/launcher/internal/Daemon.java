@@ -210,6 +210,7 @@ public final class Daemon implements AutoCloseable {
    */
   public static Daemon start(Home home, VigilConfig config, Changes onChange,
       java.util.function.UnaryOperator<H2Options> storeOptions, boolean paused) throws Refused {
+    config = MaintenanceJobs.withJobs(config); // the built-in maintenance jobs, their type, lane and schedules (Q18)
     HostClasspath.Resolution.Found runtime = hostClasspath(); // a daemon that up started runs from copies (JarCopies)
     try {
       checkWorkerTypes(config, runtime);
@@ -723,7 +724,8 @@ public final class Daemon implements AutoCloseable {
     @Override
     public void onMessage(Peer peer, Message.ToDaemon m) {
       if (m instanceof Message.ClientHello) {
-        peer.send(new Message.Capabilities(List.of("idle_shutdown", SUBMIT_ALL, StoreOps.CAPABILITY, Up.RESTART_CAPABILITY), BuildInfo.BUILD,
+        peer.send(new Message.Capabilities(List.of("idle_shutdown", SUBMIT_ALL, StoreOps.CAPABILITY, Up.RESTART_CAPABILITY,
+            MaintenanceJobs.CAPABILITY), BuildInfo.BUILD,
             BuildInfo.VERSION, BuildInfo.PROTOCOL, ProcessHandle.current().pid()));
       } else if (m instanceof Message.Command c && StoreOps.OPS.contains(c.op())) {
         // the store answers these itself, on this connection's thread: a check reads every row and a
@@ -739,7 +741,9 @@ public final class Daemon implements AutoCloseable {
       } else if (m instanceof Message.Command c) {
         Command cmd;
         try {
-          cmd = Wire.command(c.op(), c.args(), config.maxAttempts());
+          // a prune that names no age prunes by the configured retention (Q18)
+          cmd = Wire.command(c.op(), c.op().equals("prune") && !c.args().has("olderThanMs")
+              ? c.args().deepCopy().put("olderThanMs", config.retentionMs()) : c.args(), config.maxAttempts());
         } catch (RuntimeException e) {
           peer.send(new Message.Reply(Wire.error("Invalid", Wire.oneLine(e.getMessage()))));
           return;

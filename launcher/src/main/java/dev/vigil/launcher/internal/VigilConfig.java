@@ -32,9 +32,17 @@ import java.util.Optional;
  *                    code; the daemon records it in {@code daemon.json} so that a client relaunching a
  *                    lost daemon starts it with the same configuration (S9)
  * @param schedules   the recurring schedules of the file (Q15), kept in the store at each start
+ * @param retentionMs how long finished tasks are kept before the daily retention job prunes them (Q18), ms;
+ *                    at least one hour
  */
 public record VigilConfig(Workload workload, int maxAttempts, RetryPolicy retry, H2Options.Durability durability,
-                          TimeoutLattice timeouts, Optional<Path> source, List<ScheduleSpec> schedules) {
+                          TimeoutLattice timeouts, Optional<Path> source, List<ScheduleSpec> schedules,
+                          long retentionMs) {
+  /** How long finished tasks are kept when the configuration names no {@code retention}: 30 days, ms. */
+  public static final long DEFAULT_RETENTION_MS = 30L * 86_400_000L;
+  /** The shortest {@code retention}: one hour, ms. */
+  public static final long MIN_RETENTION_MS = 3_600_000L;
+
   /** Concurrency of the {@code default} lane when the configuration names none. */
   static final int DEFAULT_LANE_CONCURRENCY = 2;
 
@@ -47,6 +55,9 @@ public record VigilConfig(Workload workload, int maxAttempts, RetryPolicy retry,
     schedules = List.copyOf(schedules);
     source = source.map(p -> p.toAbsolutePath().normalize());
     NewTicket.checkMaxAttempts(maxAttempts);
+    if (retentionMs < MIN_RETENTION_MS) {
+      throw new IllegalArgumentException("retention (" + retentionMs + " ms) must be at least 1h");
+    }
     if (workload.concurrency(Lane.DEFAULT) == 0) {
       throw new IllegalArgumentException("lanes must include 'default'");
     }
@@ -61,12 +72,13 @@ public record VigilConfig(Workload workload, int maxAttempts, RetryPolicy retry,
     Workload w = new Workload(List.of(new EngineConfig.LaneLimit(Lane.DEFAULT, DEFAULT_LANE_CONCURRENCY)),
         WorkerTypes.of(WorkerTypeSpec.command()), List.of());
     return new VigilConfig(w, NewTicket.DEFAULT_MAX_ATTEMPTS, RetryPolicy.DEFAULT, H2Options.Durability.PROCESS,
-        TimeoutLattice.defaults(), Optional.empty(), List.of());
+        TimeoutLattice.defaults(), Optional.empty(), List.of(), DEFAULT_RETENTION_MS);
   }
 
   /** This configuration, as loaded from {@code file}. */
   public VigilConfig loadedFrom(Path file) {
-    return new VigilConfig(workload, maxAttempts, retry, durability, timeouts, Optional.of(file), schedules);
+    return new VigilConfig(workload, maxAttempts, retry, durability, timeouts, Optional.of(file), schedules,
+        retentionMs);
   }
 
   /**
@@ -74,6 +86,7 @@ public record VigilConfig(Workload workload, int maxAttempts, RetryPolicy retry,
    * no longer describes the result, so it has no source to record for a relaunch.
    */
   public VigilConfig withWorkerType(WorkerTypeSpec type) {
-    return new VigilConfig(workload.with(type), maxAttempts, retry, durability, timeouts, Optional.empty(), schedules);
+    return new VigilConfig(workload.with(type), maxAttempts, retry, durability, timeouts, Optional.empty(), schedules,
+        retentionMs);
   }
 }

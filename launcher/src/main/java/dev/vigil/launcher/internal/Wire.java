@@ -261,6 +261,28 @@ public final class Wire {
         return new Command.ScheduleResume(scheduleName(args));
       case "schedule-rm":
         return new Command.ScheduleRemove(scheduleName(args));
+      case "prune": {
+        JsonNode older = args.get("olderThanMs");
+        if (older == null || !older.isIntegralNumber() || !older.canConvertToLong() || older.longValue() < 0) {
+          throw new IllegalArgumentException("prune: olderThanMs must be a whole number of milliseconds, 0 or more");
+        }
+        return new Command.Prune(text(args, "job", "prune"), older.longValue(), args.path("dryRun").asBoolean(false));
+      }
+      case "prune-done": {
+        JsonNode runs = args.get("runs");
+        if (runs == null || !runs.isArray()) {
+          throw new IllegalArgumentException("prune-done: runs must be an array of run ids");
+        }
+        List<RunId> ids = new ArrayList<>();
+        for (JsonNode n : runs) {
+          ids.add(RunId.parse(n.asText()));
+        }
+        return new Command.DirectoriesRemoved(text(args, "job", "prune"), ids, required(args, "summary"));
+      }
+      case "compact":
+        return new Command.Compact(text(args, "job", "compact"));
+      case "maintenance":
+        return new Command.Maintenance();
       default:
         throw new IllegalArgumentException("unknown command '" + op + "'");
     }
@@ -511,6 +533,16 @@ public final class Wire {
     } else if (r instanceof Reply.QuestionAnswered a) {
       o.set("question", question(a.question()));
       o.put("message", answeredLine(a.question()));
+    } else if (r instanceof Reply.Pruned p) {
+      o.set("pruning", pruning(p.pruning()));
+    } else if (r instanceof Reply.DirectoriesRecorded d) {
+      o.put("removed", d.removed());
+    } else if (r instanceof Reply.Compacted k) {
+      o.put("bytesBefore", k.compacted().bytesBefore());
+      o.put("bytesAfter", k.compacted().bytesAfter());
+    } else if (r instanceof Reply.MaintenanceLines l) {
+      ArrayNode a = o.putArray("maintenance");
+      l.lines().forEach(m -> a.addObject().put("job", m.job()).put("atMs", m.atMs()).put("summary", m.summary()));
     } else if (r instanceof Reply.Acknowledged a) {
       o.put("message", a.message());
     } else if (r instanceof Reply.ShuttingDown s) {
@@ -526,6 +558,27 @@ public final class Wire {
     } else {
       throw new AssertionError(r);
     }
+    return o;
+  }
+
+  // ---- maintenance (Q18) ----
+
+  /** A prune's decision: what it deleted (or would), the directories still to remove, what stays and why. */
+  static ObjectNode pruning(dev.vigil.coordination.Pruning p) {
+    ObjectNode o = JSON.createObjectNode();
+    o.put("dryRun", p.dryRun());
+    o.put("cutoffMs", p.cutoffMs());
+    ArrayNode t = o.putArray("tickets");
+    p.tickets().forEach(id -> t.add(id.toString()));
+    ArrayNode r = o.putArray("runs");
+    p.runs().forEach(id -> r.add(id.toString()));
+    ArrayNode d = o.putArray("directories");
+    p.directories().forEach(id -> d.add(id.toString()));
+    ObjectNode k = o.putObject("kept");
+    k.put("notFinished", p.kept().get(dev.vigil.coordination.Retention.Reason.NOT_FINISHED));
+    k.put("tooRecent", p.kept().get(dev.vigil.coordination.Retention.Reason.TOO_RECENT));
+    k.put("pinned", p.kept().get(dev.vigil.coordination.Retention.Reason.PINNED));
+    k.put("linked", p.kept().get(dev.vigil.coordination.Retention.Reason.LINKED));
     return o;
   }
 

@@ -71,6 +71,16 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void retentionIsReadInDaysOrAsADuration_andAShortOrBadOneIsRefused() {
+    assertEquals(30L * 86_400_000L, ConfigLoader.parse("{}", "vigil.json", null).retentionMs(), "30 days by default");
+    assertEquals(90L * 86_400_000L, ConfigLoader.parse("{\"retention\": \"90d\"}", "vigil.json", null).retentionMs());
+    assertEquals(12L * 3_600_000L, ConfigLoader.parse("{\"retention\": \"12h\"}", "vigil.json", null).retentionMs());
+    assertEquals("config vigil.json: retention 'banana': not an age (like 30d, 12h or 90m)",
+        error("{\"retention\": \"banana\"}"));
+    assertEquals("config vigil.json: retention (600000 ms) must be at least 1h", error("{\"retention\": \"10m\"}"));
+  }
+
+  @Test
   void anUnknownFieldIsRejected_withItsJsonPath() {
     assertEquals("config vigil.json: unknown field 'lanes.default.concurency' (line 1, column 40)",
         error("{\"lanes\": {\"default\": {\"concurency\": 2}}}"));

@@ -273,4 +273,36 @@ public sealed interface Command {
       java.util.Objects.requireNonNull(option, "option");
     }
   }
+
+  /**
+   * Q18: prunes the finished tickets that ended more than {@code olderThanMs} before now (a dry run only
+   * decides), recorded under {@code job}. Asked by a maintenance job's worker, or read by {@code vigil prune
+   * --dry-run}.
+   */
+  record Prune(String job, long olderThanMs, boolean dryRun) implements Command {
+    public Prune {
+      new dev.vigil.coordination.Pruning.Request(job, 0, dryRun); // checks the job's name
+      if (olderThanMs < 0) {
+        throw new IllegalArgumentException("olderThanMs (" + olderThanMs + ") must be >= 0");
+      }
+    }
+  }
+
+  /** Q18: a maintenance job's worker removed the directories of {@code runs}; {@code summary} is its line. */
+  record DirectoriesRemoved(String job, List<RunId> runs, String summary) implements Command {
+    public DirectoriesRemoved {
+      new dev.vigil.coordination.MaintenanceRecord(job, 0, summary); // checks both
+      runs = List.copyOf(runs);
+    }
+  }
+
+  /** Q18: compacts the store at a safe point (between the engine's decisions, no verb in flight). */
+  record Compact(String job) implements Command {
+    public Compact {
+      new dev.vigil.coordination.MaintenanceRecord(job, 0, ""); // checks the job's name
+    }
+  }
+
+  /** Q18: each maintenance job's last line. */
+  record Maintenance() implements Command {}
 }

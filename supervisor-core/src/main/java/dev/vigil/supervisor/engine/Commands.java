@@ -43,6 +43,13 @@ final class Commands {
     this.status = status;
   }
 
+  /** Q18: the store decides and records; the cutoff is this daemon's wall clock less the age asked for. */
+  private Reply prune(Command.Prune p, long nowWallMs) {
+    long cutoff = nowWallMs - p.olderThanMs();
+    return new Reply.Pruned(ctx.coordination.prune(new dev.vigil.coordination.Pruning.Request(p.job(), cutoff, p.dryRun()),
+        nowWallMs));
+  }
+
   Reply answer(Command command, long nowMonoMs, long nowWallMs) {
     if (command instanceof Command.StatusQuery) {
       return new Reply.StatusReport(status.status(nowMonoMs, nowWallMs, lifecycle.state()));
@@ -50,6 +57,10 @@ final class Commands {
       return new Reply.Schedules(ctx.schedules.list());
     } else if (command instanceof Command.Questions q) {
       return new Reply.QuestionList(ctx.store.questions(q.states()));
+    } else if (command instanceof Command.Maintenance) {
+      return new Reply.MaintenanceLines(ctx.coordination.maintenanceRecords());
+    } else if (command instanceof Command.Prune p && p.dryRun()) {
+      return prune(p, nowWallMs);
     }
     if (command instanceof Command.Transcript t
         && ctx.config.services().stream().noneMatch(s -> s.name().equals(t.service()))) {
@@ -112,6 +123,13 @@ final class Commands {
       return services.stop(s.service(), nowMonoMs);
     } else if (command instanceof Command.ScheduleAdd a) {
       return scheduleAdd(a.spec(), nowWallMs);
+    } else if (command instanceof Command.Prune p) {
+      return prune(p, nowWallMs);
+    } else if (command instanceof Command.DirectoriesRemoved d) {
+      return new Reply.DirectoriesRecorded(ctx.coordination.directoriesRemoved(d.job(), d.runs(), d.summary(), nowWallMs));
+    } else if (command instanceof Command.Compact k) {
+      // a safe point: the engine decides nothing else meanwhile, and the store pauses every other verb
+      return new Reply.Compacted(ctx.coordination.compact(k.job(), nowWallMs));
     } else if (command instanceof Command.SchedulePause p) {
       return scheduleChanged(ctx.schedules.pause(p.name()), "paused: it starts nothing until resumed",
           "was paused already");

@@ -314,7 +314,7 @@ public final class Engine {
     questionsWanted |= !(command instanceof Command.StatusQuery || command instanceof Command.ListTickets
         || command instanceof Command.Show || command instanceof Command.ListRuns || command instanceof Command.Events
         || command instanceof Command.Questions || command instanceof Command.ScheduleList
-        || command instanceof Command.Transcript); // an answer, a hold...: not a read
+        || command instanceof Command.Transcript || command instanceof Command.Maintenance); // an answer, a hold...: not a read
     if (command instanceof Command.Shutdown s) {
       lifecycle.shutdown(s.mode(), replyTo, nowMonoMs, nowWallMs);
     } else {

@@ -241,4 +241,28 @@ public sealed interface Reply {
       java.util.Objects.requireNonNull(question, "question");
     }
   }
+
+  /** Q18: what a prune deleted (or, in a dry run, would delete). */
+  record Pruned(dev.vigil.coordination.Pruning pruning) implements Reply {
+    public Pruned {
+      java.util.Objects.requireNonNull(pruning, "pruning");
+    }
+  }
+
+  /** Q18: how many directories left the list of those to remove. */
+  record DirectoriesRecorded(int removed) implements Reply {}
+
+  /** Q18: what a compaction did. */
+  record Compacted(dev.vigil.coordination.Compacted compacted) implements Reply {
+    public Compacted {
+      java.util.Objects.requireNonNull(compacted, "compacted");
+    }
+  }
+
+  /** Q18: each maintenance job's last line, by job name. */
+  record MaintenanceLines(List<dev.vigil.coordination.MaintenanceRecord> lines) implements Reply {
+    public MaintenanceLines {
+      lines = List.copyOf(lines);
+    }
+  }
 }

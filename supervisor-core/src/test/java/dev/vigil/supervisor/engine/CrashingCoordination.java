@@ -431,4 +431,36 @@ final class CrashingCoordination implements Coordination {
       return r;
     });
   }
+
+  @Override
+  public dev.vigil.coordination.Pruning prune(dev.vigil.coordination.Pruning.Request request, long nowMs) {
+    return verb("prune", () -> {
+      dev.vigil.coordination.Pruning p = inner.prune(request, nowMs);
+      if (!p.dryRun()) {
+        pruned.addAll(p.tickets());
+      }
+      return p;
+    });
+  }
+
+  @Override
+  public int directoriesRemoved(String job, java.util.List<dev.vigil.coordination.RunId> runs, String summary, long nowMs) {
+    return verb("directoriesRemoved", () -> inner.directoriesRemoved(job, runs, summary, nowMs));
+  }
+
+  @Override
+  public dev.vigil.coordination.Compacted compact(String job, long nowMs) {
+    return verb("compact", () -> inner.compact(job, nowMs));
+  }
+
+  @Override
+  public java.util.List<dev.vigil.coordination.MaintenanceRecord> maintenanceRecords() {
+    if (readsFail) {
+      throw new SimulatedStoreFailure("at maintenanceRecords (a read)");
+    }
+    return inner.maintenanceRecords();
+  }
+
+  /** Q18: every ticket a committed prune deleted, across crashes. */
+  final java.util.Set<dev.vigil.coordination.TicketId> pruned = new java.util.TreeSet<>();
 }

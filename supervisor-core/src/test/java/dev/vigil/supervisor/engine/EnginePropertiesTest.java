@@ -177,6 +177,14 @@ class EnginePropertiesTest {
   }
 
   @Test
+  void Q18_prunesAmongCrashes_deleteOnlyFinishedTickets_andNeverALiveRun() {
+    simulate("Q18", Simulation.Profile.PRUNES, 150).assertSaw(
+        "prune deleted tickets", "prune dry run", "prune kept a linked ticket", "prune directories recorded removed",
+        "daemon crash between a prune and its directories' removal", "compacted", "daemon crash", "verb crash armed",
+        "every ticket settled");
+  }
+
+  @Test
   void aSimulationIsDeterministicForItsSeed() {
     for (long seed : new long[] {1, -7, 424_242}) {
       assertEquals(Simulation.replay("MIXED", seed).seen().snapshot(), Simulation.replay("MIXED", seed).seen().snapshot());

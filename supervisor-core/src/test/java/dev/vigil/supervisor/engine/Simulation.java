@@ -185,7 +185,14 @@ final class Simulation {
      * does not exist. Every answer is recorded by the command alone and applied exactly once by a daemon,
      * whatever crashes fall between (counted at the store: {@link CrashingCoordination#applies()}).
      */
-    ANSWER
+    ANSWER,
+    /**
+     * A maintenance job asks the daemon to prune (Q18): finished tickets older than 0-20 s, one in four a
+     * dry run; after a real prune, the job records some or all of the listed run directories removed
+     * (a daemon crash may fall between, and the next prune lists them again). Every ticket pruned was
+     * finished; no live run's ticket is ever pruned; one in ten asks for a compaction instead.
+     */
+    PRUNE
   }
 
   /** A mix of events; {@code steps} faulty steps, then the quiet phase. */
@@ -268,8 +275,13 @@ final class Simulation {
         Knob.VERB_CRASH, 3, Knob.LAUNCH_CRASH, 1, Knob.WALL_JUMP, 2, Knob.MONO_JUMP, 1, Knob.HOLD, 2, Knob.KILL, 2,
         Knob.SCHEDULE, 8);
 
+    /** Prunes and compactions among chains, holds, kills and daemon crashes at every kind of point (Q18). */
+    static final Profile PRUNES = of("PRUNES", Knob.SUBMIT, 26, Knob.AFTER, 40, Knob.KILL_WORKER, 2, Knob.CRASH, 4,
+        Knob.VERB_CRASH, 6, Knob.LAUNCH_CRASH, 1, Knob.HOLD, 6, Knob.KILL, 3, Knob.WALL_JUMP, 1, Knob.PRUNE, 12);
+
     static Profile named(String name) {
-      for (Profile p : List.of(MIXED, CRASHES, BUILDS, CLOCKS, SHUTDOWNS, SERVICES, STOPS, OUTAGES, CHAINS, SCHEDULES)) {
+      for (Profile p : List.of(MIXED, CRASHES, BUILDS, CLOCKS, SHUTDOWNS, SERVICES, STOPS, OUTAGES, CHAINS, SCHEDULES,
+          PRUNES)) {
         if (p.name.equals(name)) {
           return p;
         }
@@ -1061,6 +1073,9 @@ final class Simulation {
     if (up() && rng.nextInt(100) < profile.pct(Knob.ANSWER)) {
       answer();
     }
+    if (profile.pct(Knob.PRUNE) > 0 && up() && rng.nextInt(100) < profile.pct(Knob.PRUNE)) {
+      prune();
+    }
     if (up() && rng.nextInt(100) < profile.pct(Knob.PAUSE)) {
       command(rng.nextBoolean() ? new Command.Pause() : new Command.Resume());
     }
@@ -1310,6 +1325,65 @@ final class Simulation {
     Reply r = command(x == 0 ? new Command.Hold(t, "operator") : x == 1 ? new Command.Release(t) : new Command.Cancel(t));
     if (r != null) {
       seen.saw("control " + r.getClass().getSimpleName());
+    }
+  }
+
+  /**
+   * Q18: a maintenance job prunes (or compacts); every ticket it deletes was finished before, no live ticket or
+   * run is touched, and a real prune's directories are recorded removed, some or all, unless the daemon died.
+   */
+  private void prune() {
+    if (rng.nextInt(10) == 0) {
+      Reply r = command(new Command.Compact("compact"));
+      if (r != null) {
+        expect(r instanceof Reply.Compacted, "a compaction answers what it did", r);
+        seen.saw("compacted");
+      }
+      return;
+    }
+    Snapshot before = law.snapshot();
+    boolean dry = rng.nextInt(4) == 0;
+    Reply r = command(new Command.Prune(rng.nextBoolean() ? "retention" : "prune", rng.nextInt(20_000), dry));
+    if (!(r instanceof Reply.Pruned p)) {
+      if (r != null) {
+        expect(r instanceof Reply.Denied, "a prune is answered with what it did, or denied when stopping", r);
+      }
+      return;
+    }
+    Map<TicketId, Ticket> was = new HashMap<>();
+    before.tickets().forEach(t -> was.put(t.id(), t));
+    for (TicketId t : p.pruning().tickets()) {
+      Ticket b = was.get(t);
+      expect(b != null && b.state().terminal(), "Q18: only a finished ticket is pruned: " + t + " was " + b, r);
+      expect(dry == law.ticket(t).isPresent(), "Q18: a prune deletes what it names, a dry run nothing: " + t, r);
+    }
+    for (Ticket t : before.tickets()) {
+      if (!t.state().terminal()) {
+        expect(law.ticket(t.id()).isPresent(), "Q18: a ticket that is not finished is never pruned: " + t.id(), r);
+      }
+    }
+    for (dev.vigil.coordination.Run run : before.runs()) {
+      if (run.state() != dev.vigil.coordination.RunState.SETTLED) {
+        expect(law.run(run.id()).isPresent(), "Q18: a live run is never pruned: " + run.id(), r);
+      }
+    }
+    seen.saw(dry ? "prune dry run" : p.pruning().tickets().isEmpty() ? "prune found nothing" : "prune deleted tickets");
+    if (p.pruning().kept().get(dev.vigil.coordination.Retention.Reason.LINKED) > 0) {
+      seen.saw("prune kept a linked ticket");
+    }
+    if (dry || p.pruning().directories().isEmpty()) {
+      return;
+    }
+    List<RunId> dirs = p.pruning().directories();
+    List<RunId> removed = rng.nextInt(3) == 0 ? dirs.subList(0, rng.nextInt(dirs.size()) + 1) : dirs;
+    if (rng.nextInt(5) == 0) {
+      crash("between a prune and its directories' removal");
+      seen.saw("daemon crash between a prune and its directories' removal");
+      return;
+    }
+    Reply d = command(new Command.DirectoriesRemoved("retention", removed, removed.size() + " run directories removed"));
+    if (d instanceof Reply.DirectoriesRecorded) {
+      seen.saw("prune directories recorded removed");
     }
   }
 
@@ -1666,6 +1740,16 @@ final class Simulation {
     for (Map.Entry<String, Integer> r : coordination.restoresAdded().entrySet()) {
       if (r.getValue() > 1) {
         violated("S7 one notice per restore: restore " + r.getKey() + " was stored " + r.getValue() + " times");
+      }
+    }
+    for (TicketId t : coordination.pruned) {
+      if (law.ticket(t).isPresent()) {
+        violated("Q18: ticket " + t + " was pruned but the store has it again");
+      }
+    }
+    for (SimWorld.Proc p : world.everyProcess) {
+      if (p instanceof SimWorld.TaskProc t && world.workerLives(t) && coordination.pruned.contains(t.run.ticket())) {
+        violated("Q18: the ticket of live run " + t.run + " was pruned");
       }
     }
     for (Map.Entry<QuestionId, Integer> a : coordination.applies().entrySet()) {

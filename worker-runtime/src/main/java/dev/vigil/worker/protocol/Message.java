@@ -179,13 +179,14 @@ public sealed interface Message {
     /**
      * The command ops. {@code store-check} and {@code store-backup} are answered by the daemon's
      * store itself, not by its engine (a daemon that has them says {@code store} among its capabilities);
-     * the {@code schedule-…} ops are those of recurring schedules.
+     * the {@code schedule-…} ops are those of recurring schedules; {@code prune}, {@code prune-done},
+     * {@code compact} and {@code maintenance} those of maintenance jobs (Q18).
      */
     public static final Set<String> OPS = Set.of("submit", "submit-all", "status", "list", "runs", "show", "park",
         "unpark", "hold", "release", "cancel", "run", "pause", "resume", "start-service", "stop-service",
         "kill", "retry", "events", "store-check", "store-backup", "restart",
         "schedule-add", "schedule-list", "schedule-pause", "schedule-resume", "schedule-rm", "questions", "answer",
-        "transcript");
+        "transcript", "prune", "prune-done", "compact", "maintenance");
 
     /** The longest frame the daemon reads, bytes (a command must fit in one, with its envelope). */
     public static final int MAX_FRAME_BYTES = FrameIO.MAX_FRAME;
