@@ -241,7 +241,7 @@ public final class H2Coordination implements Coordination, AutoCloseable {
       String url = db.url(options.lockTimeout().toMillis(), tuning.appendOnly());
       Engine engine = Engine.start(db, url, options, tuning);
       Compaction compaction = tuning.appendOnly() ? new Compaction(db.file, tuning.minGrowthBytes()) : null;
-      Transactions transactions = new Transactions(db, engine, () -> Engine.start(db, url, options, tuning),
+      Transactions transactions = new Transactions(db, engine, () -> Engine.reopen(db, url, options, tuning),
           compaction, options);
       LOG.info("opened {} (durability {}, write delay {} ms, append only {}, lock timeout {} ms, pool {})", db,
           options.durability(), tuning.writeDelayMs(), tuning.appendOnly(), options.lockTimeout().toMillis(),
@@ -753,9 +753,19 @@ public final class H2Coordination implements Coordination, AutoCloseable {
     });
   }
 
-  /** Locks the lane's row for the rest of the transaction (Q9); true when the lane is parked. */
+  /**
+   * Locks the lane's row for the rest of the transaction (Q9); true when the lane is parked. The lock
+   * is an update that writes the row as it is (H2 locks a row it updates, even to the same values, and
+   * waits for a transaction that holds it, as {@code FOR UPDATE} does), then a plain read of the row,
+   * now this transaction's: both statements stay in H2's statement cache, which never keeps a
+   * {@code SELECT … FOR UPDATE}.
+   */
   private static boolean lockLane(Connection c, String lane) throws SQLException {
-    try (PreparedStatement p = c.prepareStatement("SELECT parked FROM lanes WHERE name = ? FOR UPDATE")) {
+    try (PreparedStatement p = c.prepareStatement("UPDATE lanes SET parked = parked WHERE name = ?")) {
+      p.setString(1, lane);
+      p.executeUpdate();
+    }
+    try (PreparedStatement p = c.prepareStatement("SELECT parked FROM lanes WHERE name = ?")) {
       p.setString(1, lane);
       try (ResultSet rs = p.executeQuery()) {
         return rs.next() && rs.getBoolean(1);
