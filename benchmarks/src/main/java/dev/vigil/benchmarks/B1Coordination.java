@@ -99,7 +99,7 @@ public final class B1Coordination {
         "what", "per second (median, min–max)", "vs db-scheduler", "vs one-row commits");
     double peer = r.peer();
     double commits = r.commits();
-    t.row("Vigil, 1 thread: submit→claimNext(16)→start→takeExitAndFinish", Stats.spread(
+    t.row("Vigil, 1 thread: submit ×16→claimNext(16)→startAll→takeExitAndFinishAll", Stats.spread(
         r.reps().stream().map(x -> x.one().perSecond()).toList()), Stats.ratio(r.vigil1(), peer),
         Stats.ratio(r.vigil1(), commits));
     t.row("Vigil, 2 threads", Stats.spread(r.reps().stream().map(x -> x.two().perSecond()).toList()),
@@ -121,8 +121,9 @@ public final class B1Coordination {
         "verb", "median µs", "per ticket µs", "calls per cycle");
     for (Verb verb : Verb.values()) {
       double us = Stats.median(r.reps().stream().map(x -> x.one().medianMicros(verb)).toList());
-      double per = verb == Verb.CLAIM_NEXT ? us / VigilCycles.BATCH : us;
-      v.row(verb.name().toLowerCase().replace('_', ' '), us, per, verb == Verb.CLAIM_NEXT ? "1/16" : "1");
+      boolean batched = verb != Verb.SUBMIT;
+      double per = batched ? us / VigilCycles.BATCH : us;
+      v.row(verb.name().toLowerCase().replace('_', ' '), us, per, batched ? "1/16" : "1");
     }
     double perTx = Stats.median(r.reps().stream().map(x -> x.one().seconds() * 1e6 / x.one().transactions()).toList());
     v.note(String.format("wall time per transaction over the whole window (compactions included): %.0f µs;"

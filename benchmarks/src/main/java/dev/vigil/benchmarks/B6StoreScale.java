@@ -141,14 +141,14 @@ public final class B6StoreScale {
 
   public static List<Report> report(Result r, Options o) {
     Report t = new Report("B6 store scale (B1 cycle, 1 thread, " + o.reps() + " interleaved repetitions, medians)",
-        "settled tickets", "file after build", "cycles/s", "vs smallest", "claimNext(16) µs", "submit / start / takeExitAndFinish µs",
+        "settled tickets", "file after build", "cycles/s", "vs smallest", "claimNext(16) µs", "submit / startAll / takeExitAndFinishAll µs",
         "compactions in the windows (pause s)", "close (compact) s", "build s");
     double base = r.sizes().get(0).cycles();
     for (Size s : r.sizes()) {
       t.row(String.format("%,d", s.settled()), String.format("%.1f MiB", s.fileBytes() / 1048576.0),
           Stats.spread(s.reps().stream().map(VigilCycles.Result::perSecond).toList()), Stats.ratio(s.cycles(), base),
-          s.claimNextMicros(), Stats.fmt(s.medianMicros(Verb.SUBMIT)) + " / " + Stats.fmt(s.medianMicros(Verb.START))
-              + " / " + Stats.fmt(s.medianMicros(Verb.TAKE_EXIT_AND_FINISH)),
+          s.claimNextMicros(), Stats.fmt(s.medianMicros(Verb.SUBMIT)) + " / " + Stats.fmt(s.medianMicros(Verb.START_ALL))
+              + " / " + Stats.fmt(s.medianMicros(Verb.TAKE_EXIT_AND_FINISH_ALL)),
           s.reps().stream().mapToInt(x -> x.pauseMillis().size()).sum() + " (" + Stats.fmt(s.reps().stream()
               .flatMap(x -> x.pauseMillis().stream()).mapToDouble(Double::doubleValue).sum() / 1e3) + ")",
           Stats.median(s.closeSeconds()), s.buildSeconds());

@@ -1,6 +1,8 @@
 package dev.vigil.benchmarks;
 
 import dev.vigil.coordination.Claim;
+import dev.vigil.coordination.EndOf;
+import dev.vigil.coordination.ExitAndFinish;
 import dev.vigil.coordination.ExitOwner;
 import dev.vigil.coordination.Finish;
 import dev.vigil.coordination.Lane;
@@ -11,6 +13,7 @@ import dev.vigil.coordination.RunExit;
 import dev.vigil.coordination.RunStart;
 import dev.vigil.coordination.Settlement;
 import dev.vigil.coordination.Start;
+import dev.vigil.coordination.StartOf;
 import dev.vigil.coordination.Submission;
 import dev.vigil.coordination.Verdict;
 import dev.vigil.coordination.h2.H2Coordination;
@@ -26,8 +29,9 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.CyclicBarrier;
 
 /**
- * B1: coordination cycles on the durable H2 store, {@code submit ×16 → claimNext(16) → start →
- * takeExitAndFinish} (the daemon's own path: one transaction) for each claimed ticket, from 1 or more threads, each its own owner. A cycle
+ * B1: coordination cycles on the durable H2 store, {@code submit ×16 → claimNext(16) → startAll →
+ * takeExitAndFinishAll} of the claimed tickets (the daemon's own path: what one pass of its loop claims,
+ * starts and settles, each in one transaction), from 1 or more threads, each its own owner. A cycle
  * is one settled ticket. Compaction pauses are seen from outside: {@link H2Coordination} compacts
  * by {@code SHUTDOWN COMPACT}, which moves a new file over the old one, so a new inode of the
  * database file after a verb marks a compaction, and that verb's time is its pause.
@@ -38,7 +42,7 @@ public final class VigilCycles {
   static final long TTL_MS = 30_000;
 
   /** The verbs of a cycle, timed one by one. */
-  public enum Verb { SUBMIT, CLAIM_NEXT, START, TAKE_EXIT_AND_FINISH }
+  public enum Verb { SUBMIT, CLAIM_NEXT, START_ALL, TAKE_EXIT_AND_FINISH_ALL }
 
   /**
    * What one window measured.
@@ -169,21 +173,32 @@ public final class VigilCycles {
       long t0 = System.nanoTime();
       List<Claim.Granted> granted = h2.claimNext(Lane.DEFAULT, owner, System.currentTimeMillis(), TTL_MS, BATCH).granted();
       timed(Verb.CLAIM_NEXT, t0);
+      if (granted.isEmpty()) {
+        return 0;
+      }
+      List<StartOf> starts = new ArrayList<>(granted.size());
       for (Claim.Granted g : granted) {
-        var run = g.run().id();
-        t0 = System.nanoTime();
-        if (!(h2.start(run, owner, start) instanceof Start.Started st)) {
-          throw new IllegalStateException("start of " + run);
+        starts.add(new StartOf(g.run().id(), start));
+      }
+      t0 = System.nanoTime();
+      List<Start> started = h2.startAll(owner, starts);
+      timed(Verb.START_ALL, t0);
+      long now = System.currentTimeMillis();
+      List<EndOf> ends = new ArrayList<>(granted.size());
+      for (int i = 0; i < granted.size(); i++) {
+        var run = granted.get(i).run().id();
+        if (!(started.get(i) instanceof Start.Started)) {
+          throw new IllegalStateException("start of " + run + ": " + started.get(i));
         }
-        timed(Verb.START, t0);
-        long now = System.currentTimeMillis();
-        t0 = System.nanoTime();
-        // the daemon's own path: the exit it saw taken and settled in one transaction
-        Settlement done = h2.takeExitAndFinish(run, exitOwner, RunExit.code(0, now),
-            Finish.as(exitOwner, run, Verdict.SUCCEEDED, null), now).settlement().orElse(null);
-        timed(Verb.TAKE_EXIT_AND_FINISH, t0);
-        if (!(done instanceof Settlement.Settled)) {
-          throw new IllegalStateException("finish of " + run + ": " + done);
+        ends.add(new EndOf(run, exitOwner, RunExit.code(0, now), Finish.as(exitOwner, run, Verdict.SUCCEEDED, null)));
+      }
+      t0 = System.nanoTime();
+      // the daemon's own path: the exits it saw in one pass taken and settled in one transaction
+      List<ExitAndFinish> done = h2.takeExitAndFinishAll(ends, now);
+      timed(Verb.TAKE_EXIT_AND_FINISH_ALL, t0);
+      for (int i = 0; i < done.size(); i++) {
+        if (!(done.get(i).settlement().orElse(null) instanceof Settlement.Settled)) {
+          throw new IllegalStateException("finish of " + ends.get(i).run() + ": " + done.get(i));
         }
       }
       return granted.size();

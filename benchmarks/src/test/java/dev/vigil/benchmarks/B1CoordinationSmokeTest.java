@@ -23,8 +23,10 @@ class B1CoordinationSmokeTest {
       assertTrue(rate > 0 && Double.isFinite(rate), "a positive, finite rate: " + rate);
     }
     assertTrue(rep.one().cycles() >= VigilCycles.BATCH, "at least one batch settled: " + rep.one().cycles());
-    assertEquals(rep.one().verbNanos().get(VigilCycles.Verb.TAKE_EXIT_AND_FINISH).size(), rep.one().cycles(),
-        "one finish per settled cycle");
+    assertEquals(rep.one().verbNanos().get(VigilCycles.Verb.TAKE_EXIT_AND_FINISH_ALL).size() * VigilCycles.BATCH,
+        rep.one().cycles(), "one settling transaction per batch of claims, and every claim settled");
+    assertEquals(rep.one().verbNanos().get(VigilCycles.Verb.START_ALL).size(),
+        rep.one().verbNanos().get(VigilCycles.Verb.TAKE_EXIT_AND_FINISH_ALL).size(), "one start per batch too");
     assertEquals(0, rep.peer().duplicates(), "db-scheduler ran no task twice");
     List<Report> reports = B1Coordination.report(r, o);
     assertEquals(3, reports.size());

@@ -66,6 +66,25 @@ public interface Coordination extends QuestionVerbs, CheckpointVerbs, Transcript
   Start start(RunId run, OwnerId owner, RunStart start);
 
   /**
+   * Many starts of {@code owner} in one transaction: the decisions, in order, are those of
+   * {@link #start} called for each entry in turn (a run named twice is started once, then told
+   * ALREADY_STARTED). All or nothing as a write: when the verb fails, no run of the batch was started.
+   * An empty list changes nothing. The daemon starts in one call what one pass of its loop starts.
+   *
+   * @return one decision per entry, in the order of {@code starts}
+   * @throws NullPointerException if the owner, the list or one of its entries is null (before anything changes)
+   */
+  default List<Start> startAll(OwnerId owner, List<StartOf> starts) {
+    java.util.Objects.requireNonNull(owner, "owner");
+    List<StartOf> all = List.copyOf(starts);
+    List<Start> out = new java.util.ArrayList<>(all.size());
+    for (StartOf s : all) {
+      out.add(start(s.run(), owner, s.start()));
+    }
+    return out;
+  }
+
+  /**
    * Rolls back a claim whose worker never started: granted only for a CLAIMED run whose lease
    * {@code owner} holds (lapsed or not). The daemon that claimed passes itself; recovery acting for
    * a provably dead owner passes that owner (the owner recorded on the claim), so that a claim
@@ -114,6 +133,26 @@ public interface Coordination extends QuestionVerbs, CheckpointVerbs, Transcript
     Exit e = takeExit(run, claimant, exit);
     return new ExitAndFinish(e, e instanceof Exit.Taken ? java.util.Optional.of(finish(finish, nowMs))
         : java.util.Optional.empty());
+  }
+
+  /**
+   * Many {@link #takeExitAndFinish} in one transaction: the decisions, in order, are those of
+   * {@code takeExitAndFinish} called for each entry in turn, so those of {@link #takeExit} and
+   * {@link #finish} in turn (a finish refused leaves its run EXITED by its claimant; a run named
+   * twice is told ALREADY_TAKEN the second time). All or nothing as a write: when the verb fails,
+   * no exit of the batch was taken. An empty list changes nothing. Like {@code takeExitAndFinish},
+   * it is the supervisor's own path; recovery still takes an exit with {@code takeExit} alone (C6).
+   *
+   * @return one decision per entry, in the order of {@code ends}
+   * @throws NullPointerException if the list or one of its entries is null (before anything changes)
+   */
+  default List<ExitAndFinish> takeExitAndFinishAll(List<EndOf> ends, long nowMs) {
+    List<EndOf> all = List.copyOf(ends);
+    List<ExitAndFinish> out = new java.util.ArrayList<>(all.size());
+    for (EndOf e : all) {
+      out.add(takeExitAndFinish(e.run(), e.claimant(), e.exit(), e.finish(), nowMs));
+    }
+    return out;
   }
 
   /**

@@ -542,6 +542,120 @@ public abstract class CoordinationContract {
     assertEquals(before, c.store().snapshot());
   }
 
+  // ---- startAll and takeExitAndFinishAll: the single verbs in turn, in one call ----
+
+  /** Three claims (two of A, one of B) and a fourth ticket never claimed; returns the runs and the unclaimed run id. */
+  private static List<RunId> claimsForBatches(Coordination x) {
+    List<TicketId> ts = new java.util.ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      ts.add(((Submission.Accepted) x.submit(NewTicket.of(Lane.DEFAULT, "command", "{}"), T0)).ticket().id());
+    }
+    RunId r1 = ((Claim.Granted) x.claim(ts.get(0), A, T0, TTL)).run().id();
+    RunId r2 = ((Claim.Granted) x.claim(ts.get(1), A, T0, TTL)).run().id();
+    RunId r3 = ((Claim.Granted) x.claim(ts.get(2), B, T0, TTL)).run().id();
+    return List.of(r1, r2, r3, new RunId(ts.get(3), 1));
+  }
+
+  /** The starts of the batch example: two granted, a run named twice, another owner's claim, no such run. */
+  private static List<StartOf> startsForBatch(List<RunId> runs) {
+    return List.of(new StartOf(runs.get(0), runStart(T0 + 1)), new StartOf(runs.get(1), runStart(T0 + 1).withTimeout(5_000)),
+        new StartOf(runs.get(0), runStart(T0 + 2)), new StartOf(runs.get(2), runStart(T0 + 1)),
+        new StartOf(runs.get(3), runStart(T0 + 1)));
+  }
+
+  /** The ends of the batch example: one settled, one whose finish is refused, one taken by recovery before, one named twice. */
+  private static List<EndOf> endsForBatch(List<RunId> runs) {
+    ExitOwner a = ExitOwner.supervisor(A);
+    return List.of(new EndOf(runs.get(0), a, RunExit.code(0, T0 + 3), Finish.as(a, runs.get(0), Verdict.SUCCEEDED, null)),
+        new EndOf(runs.get(1), a, RunExit.signal(9, T0 + 3), Finish.as(a, runs.get(1), Verdict.KILLED, null)),
+        new EndOf(runs.get(2), a, RunExit.code(0, T0 + 3), Finish.as(a, runs.get(2), Verdict.SUCCEEDED, null)),
+        new EndOf(runs.get(0), a, RunExit.code(1, T0 + 4), Finish.as(a, runs.get(0), Verdict.FAILED, null)));
+  }
+
+  @Test
+  void startAll_decidesAsStartCalledForEachInTurn_onATwinStore() throws Exception {
+    List<RunId> runs = claimsForBatches(c);
+    List<Start> batch = c.startAll(A, startsForBatch(runs));
+    assertEquals(5, batch.size());
+    assertInstanceOf(Start.Started.class, batch.get(0));
+    assertEquals(5_000, assertInstanceOf(Start.Started.class, batch.get(1)).run().start().timeoutMs());
+    assertEquals(new Start.Denied(Start.Reason.ALREADY_STARTED), batch.get(2), "a run named twice starts once");
+    assertInstanceOf(Start.Denied.class, batch.get(3));
+    assertEquals(new Start.Denied(Start.Reason.NOT_FOUND), batch.get(4));
+    assertEquals(RunState.RUNNING, c.store().run(runs.get(0)).orElseThrow().state());
+    assertEquals(T0 + 1, c.store().run(runs.get(0)).orElseThrow().start().startedAtMs(), "the first entry's start");
+    assertEquals(RunState.CLAIMED, c.store().run(runs.get(2)).orElseThrow().state());
+
+    Coordination twin = create(POLICY);
+    try {
+      claimsForBatches(twin);
+      List<Start> oneByOne = new java.util.ArrayList<>();
+      for (StartOf s : startsForBatch(runs)) {
+        oneByOne.add(twin.start(s.run(), A, s.start()));
+      }
+      assertEquals(oneByOne, batch);
+      assertEquals(twin.store().snapshot(), c.store().snapshot());
+    } finally {
+      dispose(twin);
+    }
+  }
+
+  @Test
+  void takeExitAndFinishAll_decidesAsTakeExitAndFinishForEachInTurn_onATwinStore() throws Exception {
+    List<RunId> runs = claimsForBatches(c);
+    c.startAll(A, startsForBatch(runs).subList(0, 2));
+    c.start(runs.get(2), B, runStart(T0 + 1));
+    c.takeExit(runs.get(2), ExitOwner.recovery(B), RunExit.unknown(T0 + 2));
+    List<ExitAndFinish> batch = c.takeExitAndFinishAll(endsForBatch(runs), T0 + 3);
+    assertEquals(4, batch.size());
+    Settlement.Settled s = assertInstanceOf(Settlement.Settled.class, batch.get(0).settlement().orElseThrow());
+    assertEquals(TicketState.SUCCEEDED, s.ticket().state());
+    assertInstanceOf(Exit.Taken.class, batch.get(1).exit());
+    assertEquals(new Settlement.Denied(Settlement.Reason.KILL_MISMATCH), batch.get(1).settlement().orElseThrow());
+    assertEquals(RunState.EXITED, c.store().run(runs.get(1)).orElseThrow().state(), "a refused finish keeps the exit");
+    assertEquals(new Exit.Denied(Exit.Reason.ALREADY_TAKEN, ExitOwner.recovery(B)), batch.get(2).exit());
+    assertEquals(new Exit.Denied(Exit.Reason.ALREADY_TAKEN, ExitOwner.supervisor(A)), batch.get(3).exit());
+    assertTrue(batch.get(3).settlement().isEmpty());
+    assertEquals(RunState.SETTLED, c.store().run(runs.get(0)).orElseThrow().state());
+
+    Coordination twin = create(POLICY);
+    try {
+      claimsForBatches(twin);
+      for (StartOf st : startsForBatch(runs).subList(0, 2)) {
+        twin.start(st.run(), A, st.start());
+      }
+      twin.start(runs.get(2), B, runStart(T0 + 1));
+      twin.takeExit(runs.get(2), ExitOwner.recovery(B), RunExit.unknown(T0 + 2));
+      List<ExitAndFinish> oneByOne = new java.util.ArrayList<>();
+      for (EndOf e : endsForBatch(runs)) {
+        oneByOne.add(twin.takeExitAndFinish(e.run(), e.claimant(), e.exit(), e.finish(), T0 + 3));
+      }
+      assertEquals(oneByOne, batch);
+      assertEquals(twin.store().snapshot(), c.store().snapshot());
+    } finally {
+      dispose(twin);
+    }
+  }
+
+  @Test
+  void batchesOfNothingChangeNothing_andANullEntryIsRefusedBeforeAnythingChanges() {
+    List<RunId> runs = claimsForBatches(c);
+    Snapshot before = c.store().snapshot();
+    assertEquals(List.of(), c.startAll(A, List.of()));
+    assertEquals(List.of(), c.takeExitAndFinishAll(List.of(), T0 + 1));
+    List<StartOf> withNull = new java.util.ArrayList<>(startsForBatch(runs));
+    withNull.add(null);
+    assertThrows(NullPointerException.class, () -> c.startAll(A, withNull));
+    assertThrows(NullPointerException.class, () -> c.startAll(null, startsForBatch(runs)));
+    List<EndOf> endsWithNull = new java.util.ArrayList<>(endsForBatch(runs));
+    endsWithNull.add(null);
+    assertThrows(NullPointerException.class, () -> c.takeExitAndFinishAll(endsWithNull, T0 + 1));
+    assertEquals(before, c.store().snapshot());
+    ExitOwner a = ExitOwner.supervisor(A);
+    assertThrows(IllegalArgumentException.class, () -> new EndOf(runs.get(0), a, RunExit.code(0, T0),
+        Finish.as(a, runs.get(1), Verdict.SUCCEEDED, null)), "the finish names the run of the exit");
+  }
+
   // ---- results ----
 
   @Test

@@ -64,6 +64,19 @@ final class Engine {
    * failure of the environment is a {@link StoreUnavailableException}.
    */
   static Engine start(DatabaseFile db, String url, H2Options options, Tuning tuning) {
+    return start(db, url, options, tuning, true);
+  }
+
+  /**
+   * Opens the database again after a compaction: as {@link #start(DatabaseFile, String, H2Options, Tuning)}
+   * without the migrations, which the first open of this store did (the schema is only checked to be
+   * the current one: a compaction copies it as it was).
+   */
+  static Engine reopen(DatabaseFile db, String url, H2Options options, Tuning tuning) {
+    return start(db, url, options, tuning, false);
+  }
+
+  private static Engine start(DatabaseFile db, String url, H2Options options, Tuning tuning, boolean migrate) {
     Connection keeper;
     try {
       keeper = DatabaseFile.connect(url);
@@ -73,7 +86,15 @@ final class Engine {
     try {
       keeper.setAutoCommit(false);
       applyStorageSettings(keeper, tuning, db);
-      Schema.migrate(keeper, db.toString());
+      if (migrate) {
+        Schema.migrate(keeper, db.toString());
+      } else {
+        int version = Schema.versionOf(keeper, db.toString());
+        if (version != Schema.CURRENT_VERSION) {
+          throw new CoordinationStoreException("cannot open " + db + " again: its schema version is " + version
+              + ", expected " + Schema.CURRENT_VERSION);
+        }
+      }
       proveWritable(keeper);
       return new Engine(keeper, pool(url, options), false);
     } catch (SQLException e) {

@@ -7,6 +7,7 @@ import dev.vigil.coordination.Claims;
 import dev.vigil.coordination.Control;
 import dev.vigil.coordination.Coordination;
 import dev.vigil.coordination.Denials;
+import dev.vigil.coordination.EndOf;
 import dev.vigil.coordination.Event;
 import dev.vigil.coordination.Events;
 import dev.vigil.coordination.Exit;
@@ -29,6 +30,7 @@ import dev.vigil.coordination.RunId;
 import dev.vigil.coordination.RunStart;
 import dev.vigil.coordination.Settlement;
 import dev.vigil.coordination.Start;
+import dev.vigil.coordination.StartOf;
 import dev.vigil.coordination.StopIntent;
 import dev.vigil.coordination.StopRequest;
 import dev.vigil.coordination.Store;
@@ -239,7 +241,7 @@ public final class H2Coordination implements Coordination, AutoCloseable {
       String url = db.url(options.lockTimeout().toMillis(), tuning.appendOnly());
       Engine engine = Engine.start(db, url, options, tuning);
       Compaction compaction = tuning.appendOnly() ? new Compaction(db.file, tuning.minGrowthBytes()) : null;
-      Transactions transactions = new Transactions(db, engine, () -> Engine.start(db, url, options, tuning),
+      Transactions transactions = new Transactions(db, engine, () -> Engine.reopen(db, url, options, tuning),
           compaction, options);
       LOG.info("opened {} (durability {}, write delay {} ms, append only {}, lock timeout {} ms, pool {})", db,
           options.durability(), tuning.writeDelayMs(), tuning.appendOnly(), options.lockTimeout().toMillis(),
@@ -771,9 +773,19 @@ public final class H2Coordination implements Coordination, AutoCloseable {
     });
   }
 
-  /** Locks the lane's row for the rest of the transaction (Q9); true when the lane is parked. */
+  /**
+   * Locks the lane's row for the rest of the transaction (Q9); true when the lane is parked. The lock
+   * is an update that writes the row as it is (H2 locks a row it updates, even to the same values, and
+   * waits for a transaction that holds it, as {@code FOR UPDATE} does), then a plain read of the row,
+   * now this transaction's: both statements stay in H2's statement cache, which never keeps a
+   * {@code SELECT … FOR UPDATE}.
+   */
   private static boolean lockLane(Connection c, String lane) throws SQLException {
-    try (PreparedStatement p = c.prepareStatement("SELECT parked FROM lanes WHERE name = ? FOR UPDATE")) {
+    try (PreparedStatement p = c.prepareStatement("UPDATE lanes SET parked = parked WHERE name = ?")) {
+      p.setString(1, lane);
+      p.executeUpdate();
+    }
+    try (PreparedStatement p = c.prepareStatement("SELECT parked FROM lanes WHERE name = ?")) {
       p.setString(1, lane);
       try (ResultSet rs = p.executeQuery()) {
         return rs.next() && rs.getBoolean(1);
@@ -960,12 +972,34 @@ public final class H2Coordination implements Coordination, AutoCloseable {
     Objects.requireNonNull(runId, "run");
     Objects.requireNonNull(owner, "owner");
     Objects.requireNonNull(start, "start");
-    return tx.run("start", d -> d instanceof Start.Started, c -> {
-      int n;
-      try (PreparedStatement p = c.prepareStatement("UPDATE runs SET state = 'RUNNING', boot_id = ?, pid = ?,"
-          + " start_ticks = ?, pgid = ?, build = ?, token_hash = ?, started_at_ms = ?, timeout_ms = ?"
-          + " WHERE run_id = ? AND state = 'CLAIMED' AND started_at_ms IS NULL AND owner_id = ?"
-          + " AND EXISTS (SELECT 1 FROM leases l WHERE l.run_id = runs.run_id AND l.owner_id = ?)")) {
+    return tx.run("start", d -> d instanceof Start.Started,
+        c -> startsIn(c, owner, List.of(new StartOf(runId, start))).get(0));
+  }
+
+  /**
+   * Every start in one transaction: the conditional updates in one JDBC batch (H2 runs a batch's
+   * statements in order, so a run named twice is started by the first), then each decision read as
+   * {@link #start} reads it.
+   */
+  @Override
+  public List<Start> startAll(OwnerId owner, List<StartOf> starts) {
+    Objects.requireNonNull(owner, "owner");
+    List<StartOf> all = List.copyOf(starts);
+    if (all.isEmpty()) {
+      return List.of();
+    }
+    return tx.run("startAll", d -> d.stream().anyMatch(s -> s instanceof Start.Started), c -> startsIn(c, owner, all));
+  }
+
+  /** The starts' body, in the caller's transaction. */
+  private static List<Start> startsIn(Connection c, OwnerId owner, List<StartOf> starts) throws SQLException {
+    int[] n;
+    try (PreparedStatement p = c.prepareStatement("UPDATE runs SET state = 'RUNNING', boot_id = ?, pid = ?,"
+        + " start_ticks = ?, pgid = ?, build = ?, token_hash = ?, started_at_ms = ?, timeout_ms = ?"
+        + " WHERE run_id = ? AND state = 'CLAIMED' AND started_at_ms IS NULL AND owner_id = ?"
+        + " AND EXISTS (SELECT 1 FROM leases l WHERE l.run_id = runs.run_id AND l.owner_id = ?)")) {
+      for (StartOf s : starts) {
+        RunStart start = s.start();
         p.setString(1, start.identity().bootId());
         p.setLong(2, start.identity().pid());
         p.setLong(3, start.identity().startTicks());
@@ -974,18 +1008,25 @@ public final class H2Coordination implements Coordination, AutoCloseable {
         p.setString(6, start.tokenHash());
         p.setLong(7, start.startedAtMs());
         p.setLong(8, start.timeoutMs());
-        p.setString(9, runId.toString());
+        p.setString(9, s.run().toString());
         p.setString(10, owner.value());
         p.setString(11, owner.value());
-        n = p.executeUpdate();
+        p.addBatch();
       }
-      if (n == 1) {
-        return new Start.Started(Rows.run(c, runId).orElseThrow());
+      n = p.executeBatch();
+    }
+    List<Start> out = new ArrayList<>(starts.size());
+    for (int i = 0; i < n.length; i++) {
+      RunId runId = starts.get(i).run();
+      if (n[i] == 1) {
+        out.add(new Start.Started(Rows.run(c, runId).orElseThrow()));
+        continue;
       }
-      requireZero(n, "start of " + runId);
-      return new Start.Denied(Denials.start(Rows.run(c, runId), Rows.leaseOfRun(c, runId), owner)
-          .orElseThrow(raced("start of " + runId)));
-    });
+      requireZero(n[i], "start of " + runId);
+      out.add(new Start.Denied(Denials.start(Rows.run(c, runId), Rows.leaseOfRun(c, runId), owner)
+          .orElseThrow(raced("start of " + runId))));
+    }
+    return out;
   }
 
   /**
@@ -1150,6 +1191,28 @@ public final class H2Coordination implements Coordination, AutoCloseable {
             return new ExitAndFinish(e, Optional.empty());
           }
           return new ExitAndFinish(e, Optional.of(finishIn(c, f, nowMs)));
+        });
+  }
+
+  /**
+   * Every {@code takeExitAndFinish} in one transaction, in turn: one commit for all of them (a
+   * finish refused commits its exit alone, as the single verb does).
+   */
+  @Override
+  public List<ExitAndFinish> takeExitAndFinishAll(List<EndOf> ends, long nowMs) {
+    List<EndOf> all = List.copyOf(ends);
+    if (all.isEmpty()) {
+      return List.of();
+    }
+    return tx.run("takeExitAndFinishAll", d -> d.stream().anyMatch(ef -> ef.settlement()
+        .filter(s -> s instanceof Settlement.Settled).isPresent()), c -> {
+          List<ExitAndFinish> out = new ArrayList<>(all.size());
+          for (EndOf e : all) {
+            Exit taken = exitIn(c, e.run(), e.claimant(), e.exit());
+            out.add(new ExitAndFinish(taken, taken instanceof Exit.Taken ? Optional.of(finishIn(c, e.finish(), nowMs))
+                : Optional.empty()));
+          }
+          return out;
         });
   }
 

@@ -10,6 +10,7 @@ import dev.vigil.coordination.OwnerId;
 import dev.vigil.coordination.RunId;
 import dev.vigil.coordination.RunStart;
 import dev.vigil.coordination.Start;
+import dev.vigil.coordination.StartOf;
 import dev.vigil.coordination.Ticket;
 import dev.vigil.supervisor.Durations;
 import dev.vigil.supervisor.HelloCheck;
@@ -20,6 +21,8 @@ import dev.vigil.supervisor.engine.port.IdentityRecord;
 import dev.vigil.supervisor.engine.port.Launch;
 import dev.vigil.supervisor.engine.port.LaunchRequest;
 import dev.vigil.supervisor.engine.port.Signal;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The reservation handoff of a task run (Q3): claim, directory, launch, then {@code start} once
@@ -129,6 +132,25 @@ final class Handoffs {
    * diagnosis (a JVM that could not start says why only there); time out after launchHandoff.
    */
   void advance(TaskTable.Tracked t, RunPhase.Handoff h, long nowMonoMs, long nowWallMs) {
+    advance(t, h, nowMonoMs, nowWallMs, null);
+  }
+
+  /**
+   * The starts found in one pass of the loop, recorded together at its end by one {@code startAll}
+   * ({@link #startAll}).
+   */
+  static final class Pass {
+    private final List<Pending> starts = new ArrayList<>();
+  }
+
+  /** One start of a {@link Pass}: the handoff it ends and what is recorded. */
+  private record Pending(TaskTable.Tracked t, RunPhase.Handoff h, RunStart start) {}
+
+  /**
+   * As {@link #advance(TaskTable.Tracked, RunPhase.Handoff, long, long)}; with a {@code pass}, a
+   * handoff ready to start is only noted in it, and started by {@link #startAll} with the others.
+   */
+  void advance(TaskTable.Tracked t, RunPhase.Handoff h, long nowMonoMs, long nowWallMs, Pass pass) {
     WorkerKey.Task key = t.key();
     IdentityRecord record = ctx.directories.identity(key);
     ProcessIdentity identity = null;
@@ -155,7 +177,12 @@ final class Handoffs {
     }
     boolean reserved = ctx.directories.isReserved(key);
     if (identity != null && reserved && ctx.processes.alive(identity)) {
-      start(t, h, new RunStart(identity, build, token, nowWallMs, timeoutOf(t)), nowMonoMs);
+      RunStart rs = new RunStart(identity, build, token, nowWallMs, timeoutOf(t));
+      if (pass != null) {
+        pass.starts.add(new Pending(t, h, rs));
+      } else {
+        started(t, h, rs, ctx.coordination.start(t.run, ctx.me, rs), nowMonoMs);
+      }
       return;
     }
     if (h.source() == RunPhase.Source.LAUNCHED && !reserved && !ctx.processes.alive(h.launched())) {
@@ -177,8 +204,27 @@ final class Handoffs {
     return TimeLimit.effective(own, ctx.config.laneTimeoutMs(t.lane));
   }
 
-  private void start(TaskTable.Tracked t, RunPhase.Handoff h, RunStart rs, long nowMonoMs) {
-    Start s = ctx.coordination.start(t.run, ctx.me, rs);
+  /**
+   * Records the starts noted in {@code pass} in one {@code startAll} (Q3), then moves each handoff on
+   * by its decision, in the order noted; the pass is empty afterwards. When the verb fails, no run
+   * was started: the handoffs stay as they were, and the next pass tries again.
+   */
+  void startAll(Pass pass, long nowMonoMs) {
+    if (pass.starts.isEmpty()) {
+      return;
+    }
+    List<Pending> pending = List.copyOf(pass.starts);
+    pass.starts.clear();
+    List<Start> decided = ctx.coordination.startAll(ctx.me,
+        pending.stream().map(p -> new StartOf(p.t().run, p.start())).toList());
+    for (int i = 0; i < pending.size(); i++) {
+      Pending p = pending.get(i);
+      started(p.t(), p.h(), p.start(), decided.get(i), nowMonoMs);
+    }
+  }
+
+  /** Moves a handoff on by the store's decision on its start. */
+  private void started(TaskTable.Tracked t, RunPhase.Handoff h, RunStart rs, Start s, long nowMonoMs) {
     if (s instanceof Start.Started st) {
       ctx.record(new EngineEvent.Started(t.run, rs.identity(), rs.build()));
       table.transition(t, RunPhase.Running.begun(rs, RunPhase.Go.PENDING, TimeLimit.startedNow(rs.timeoutMs(), nowMonoMs),

@@ -1,6 +1,7 @@
 package dev.vigil.supervisor.engine;
 
 import dev.vigil.coordination.Checkpointing;
+import dev.vigil.coordination.EndOf;
 import dev.vigil.coordination.Exit;
 import dev.vigil.coordination.ExitAndFinish;
 import dev.vigil.coordination.ExitOwner;
@@ -15,6 +16,8 @@ import dev.vigil.supervisor.TimeoutLattice.Timeout;
 import dev.vigil.supervisor.Verdicts;
 import dev.vigil.supervisor.engine.port.OutcomeRecord;
 import dev.vigil.supervisor.engine.port.RunDirectories;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -49,10 +52,34 @@ final class Settling {
   }
 
   /**
+   * The supervisor's own exits found in one pass of the loop, taken and settled together at its end
+   * by one {@code takeExitAndFinishAll} ({@link #settleAll}).
+   */
+  static final class Pass {
+    private final List<Own> own = new ArrayList<>();
+
+    boolean isEmpty() {
+      return own.isEmpty();
+    }
+  }
+
+  /** One exit of a {@link Pass}: the run, its end as asked of the store, and what the decision is recorded with. */
+  private record Own(TaskTable.Tracked t, EndOf end, StopKind stoppedBy, boolean neverToldToGo) {}
+
+  /**
    * Takes the exit and settles when the worker of {@code t} is dead by identity and reservation
    * (C5); a dead worker this incarnation launched waits for the shell's exit report first.
    */
   Look settleIfDead(TaskTable.Tracked t, RunPhase.Running r, long nowMonoMs, long nowWallMs) {
+    return settleIfDead(t, r, nowMonoMs, nowWallMs, null);
+  }
+
+  /**
+   * As {@link #settleIfDead(TaskTable.Tracked, RunPhase.Running, long, long)}; with a {@code pass},
+   * an exit this daemon saw as the run's supervisor is only noted in it (the run is then ENDED for
+   * the rest of the pass), and taken and settled by {@link #settleAll} with the others of the pass.
+   */
+  Look settleIfDead(TaskTable.Tracked t, RunPhase.Running r, long nowMonoMs, long nowWallMs, Pass pass) {
     if (!Liveness.dead(ctx.processes, ctx.directories, t.key(), r.start().identity())) {
       return Look.ALIVE;
     }
@@ -76,6 +103,10 @@ final class Settling {
       // the supervisor's own exit: taken and settled in one transaction (a finish refused leaves the
       // run EXITED by this owner, as below)
       Finish f = finishOf(t.run, claimant, stoppedBy, neverToldToGo, facts, false, nowWallMs);
+      if (pass != null) {
+        pass.own.add(new Own(t, new EndOf(t.run, claimant, facts, f), stoppedBy, neverToldToGo));
+        return Look.ENDED;
+      }
       ExitAndFinish ef;
       try {
         ef = ctx.coordination.takeExitAndFinish(t.run, claimant, facts, f, nowWallMs);
@@ -83,11 +114,8 @@ final class Settling {
         ctx.occupancy.recount();
         throw x;
       }
-      e = ef.exit();
-      if (e instanceof Exit.Taken) {
-        ctx.record(new EngineEvent.ExitTaken(t.run, claimant.role(), facts));
-        settled(f, ef.settlement().orElseThrow());
-      }
+      ended(t, claimant, stoppedBy, neverToldToGo, facts, f, ef, nowWallMs);
+      return Look.ENDED;
     } else {
       e = ctx.coordination.takeExit(t.run, claimant, facts);
       // supervision ends here either way: should the settlement not happen (a crash), the run stays
@@ -97,6 +125,50 @@ final class Settling {
         settle(t.run, claimant, stoppedBy, neverToldToGo, facts, false, nowWallMs);
       }
     }
+    lost(t, e, stoppedBy, neverToldToGo, nowWallMs);
+    table.transition(t, null);
+    return Look.ENDED;
+  }
+
+  /**
+   * Takes and settles the exits noted in {@code pass} in one {@code takeExitAndFinishAll}, then
+   * records each decision as {@link #settleIfDead} does for one; the pass is empty afterwards. When
+   * the verb fails, no exit was taken: the runs stay as they were, and the next pass tries again.
+   */
+  void settleAll(Pass pass, long nowWallMs) {
+    if (pass.own.isEmpty()) {
+      return;
+    }
+    List<Own> own = List.copyOf(pass.own);
+    pass.own.clear();
+    List<ExitAndFinish> decided;
+    try {
+      decided = ctx.coordination.takeExitAndFinishAll(own.stream().map(Own::end).toList(), nowWallMs);
+    } catch (RuntimeException x) {
+      ctx.occupancy.recount();
+      throw x;
+    }
+    for (int i = 0; i < own.size(); i++) {
+      Own o = own.get(i);
+      ended(o.t(), o.end().claimant(), o.stoppedBy(), o.neverToldToGo(), o.end().exit(), o.end().finish(),
+          decided.get(i), nowWallMs);
+    }
+  }
+
+  /** Records what the store decided of the supervisor's own exit and its finish; the run is no longer supervised. */
+  private void ended(TaskTable.Tracked t, ExitOwner claimant, StopKind stoppedBy, boolean neverToldToGo, RunExit facts,
+                     Finish f, ExitAndFinish ef, long nowWallMs) {
+    Exit e = ef.exit();
+    if (e instanceof Exit.Taken) {
+      ctx.record(new EngineEvent.ExitTaken(t.run, claimant.role(), facts));
+      settled(f, ef.settlement().orElseThrow());
+    }
+    lost(t, e, stoppedBy, neverToldToGo, nowWallMs);
+    table.transition(t, null);
+  }
+
+  /** An exit not taken by this call: settled here when this owner took it before, else recorded as lost. */
+  private void lost(TaskTable.Tracked t, Exit e, StopKind stoppedBy, boolean neverToldToGo, long nowWallMs) {
     if (e instanceof Exit.Denied d) {
       if (d.reason() == Exit.Reason.ALREADY_TAKEN && d.winner().owner().equals(ctx.me)) {
         Run run = ctx.store.run(t.run).orElseThrow();
@@ -107,8 +179,6 @@ final class Settling {
     } else if (!(e instanceof Exit.Taken)) {
       throw new AssertionError(e);
     }
-    table.transition(t, null);
-    return Look.ENDED;
   }
 
   /**

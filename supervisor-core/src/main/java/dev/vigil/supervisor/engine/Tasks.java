@@ -85,21 +85,28 @@ final class Tasks {
     return reconciler.reconcile(atBoot, nowMonoMs, nowWallMs);
   }
 
-  /** Moves every run on: handoffs, rollbacks, reported exits, stops, go. */
+  /**
+   * Moves every run on: handoffs, rollbacks, reported exits, stops, go. The starts of the pass are
+   * recorded in one {@code startAll}, and the exits this daemon saw as supervisor are taken and settled
+   * in one {@code takeExitAndFinishAll}, at the end of the pass (the decisions of the single verbs in
+   * turn, one commit each batch).
+   */
   void tick(long nowMonoMs, long nowWallMs) {
+    Handoffs.Pass starts = new Handoffs.Pass();
+    Settling.Pass ends = new Settling.Pass();
     for (TaskTable.Tracked t : table.all()) {
       if (!table.current(t)) {
         continue;
       }
       RunPhase p = t.phase();
       if (p instanceof RunPhase.Handoff h) {
-        handoffs.advance(t, h, nowMonoMs, nowWallMs);
+        handoffs.advance(t, h, nowMonoMs, nowWallMs, starts);
       } else if (p instanceof RunPhase.Aborting a) {
         handoffs.advanceAborting(t, a, nowMonoMs, nowWallMs);
       } else if (p instanceof RunPhase.Running r) {
         // a run being stopped is looked at every tick, so its stop moves on only while its worker lives
         if ((r.exit() != null || r.exitExpected() || r.stop() != null || r.deadSinceMonoMs() >= 0)
-            && settling.settleIfDead(t, r, nowMonoMs, nowWallMs) != Settling.Look.ALIVE) {
+            && settling.settleIfDead(t, r, nowMonoMs, nowWallMs, ends) != Settling.Look.ALIVE) {
           continue;
         }
         timeLimit(t, nowMonoMs, nowWallMs);
@@ -109,10 +116,13 @@ final class Tasks {
         throw new AssertionError(p);
       }
     }
+    settling.settleAll(ends, nowWallMs);
+    handoffs.startAll(starts, nowMonoMs);
   }
 
   /**
-   * When {@link #tick} must next look at the runs though no event comes: {@code nowMonoMs + stepMs}
+   * When {@link #tick} must next look at the runs though no event comes: {@code nowMonoMs} while an
+   * exit the shell reported waits for its settlement; {@code nowMonoMs + stepMs}
    * while a run is between two states that only a look moves on (a handoff, a rollback, an exit or
    * a death to settle, a stop, a go to send); else the earliest time limit of a running run
    * ({@link Long#MAX_VALUE} when none has one).
@@ -120,6 +130,9 @@ final class Tasks {
   long nextDeadlineMonoMs(long nowMonoMs, long stepMs) {
     long next = Long.MAX_VALUE;
     for (TaskTable.Tracked t : table.all()) {
+      if (t.phase() instanceof RunPhase.Running r && r.exit() != null) {
+        return nowMonoMs; // a reported exit is settled by the next pass, at once
+      }
       if (!(t.phase() instanceof RunPhase.Running r) || r.exit() != null || r.exitExpected() || r.stop() != null
           || r.intent() != null || r.deadSinceMonoMs() >= 0 || r.go() == RunPhase.Go.PENDING
           || r.limit().check(nowMonoMs) instanceof TimeLimit.Check.Expired) {
@@ -211,9 +224,10 @@ final class Tasks {
         handoffs.advanceAborting(t, a, nowMonoMs, nowWallMs);
         return true;
       } else if (p instanceof RunPhase.Running r && exit.identity().equals(r.start().identity())) {
-        RunPhase.Running withExit = r.with(exit);
-        table.transition(t, withExit);
-        settling.settleIfDead(t, withExit, nowMonoMs, nowWallMs);
+        // taken and settled by the next pass of the loop, with every other exit reported before it
+        // (one transaction for all: the shell reports exits as they are reaped, and the loop handles
+        // every event it has before it ticks)
+        table.transition(t, r.with(exit));
         return true;
       }
     }

@@ -56,6 +56,7 @@ final class CrashingCoordination implements Coordination {
   private String lastFailure;
   /** Q16: how often the store granted each question's apply (committed, whether or not the daemon saw it). */
   private final java.util.Map<dev.vigil.coordination.QuestionId, Integer> applies = new java.util.TreeMap<>();
+  private final java.util.Map<String, Integer> batchesOfSeveral = new java.util.TreeMap<>();
 
   /** S7: how often the store added each restore's notice ("service/restoreId"), committed whether or not the daemon saw it. */
   private final java.util.Map<String, Integer> restoresAdded = new java.util.TreeMap<>();
@@ -300,6 +301,34 @@ final class CrashingCoordination implements Coordination {
   @Override
   public Start start(RunId run, OwnerId owner, RunStart start) {
     return verb("start", () -> inner.start(run, owner, start));
+  }
+
+  /**
+   * The single verbs in turn, each of which may crash or fail as any verb does (a crash between two
+   * leaves a prefix of the batch committed, which the H2 store never does: it commits all or none, one
+   * of the histories simulated here).
+   */
+  @Override
+  public java.util.List<Start> startAll(OwnerId owner, java.util.List<dev.vigil.coordination.StartOf> starts) {
+    if (starts.size() > 1) {
+      batchesOfSeveral.merge("startAll", 1, Integer::sum);
+    }
+    return Coordination.super.startAll(owner, starts);
+  }
+
+  /** As {@link #startAll}: {@code takeExitAndFinish} for each in turn. */
+  @Override
+  public java.util.List<dev.vigil.coordination.ExitAndFinish> takeExitAndFinishAll(
+      java.util.List<dev.vigil.coordination.EndOf> ends, long nowMs) {
+    if (ends.size() > 1) {
+      batchesOfSeveral.merge("takeExitAndFinishAll", 1, Integer::sum);
+    }
+    return Coordination.super.takeExitAndFinishAll(ends, nowMs);
+  }
+
+  /** How many calls of each batch verb named more than one run (passes that grouped their starts or ends). */
+  java.util.Map<String, Integer> batchesOfSeveral() {
+    return java.util.Collections.unmodifiableMap(batchesOfSeveral);
   }
 
   @Override

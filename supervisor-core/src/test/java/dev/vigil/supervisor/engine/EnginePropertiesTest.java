@@ -74,7 +74,8 @@ class EnginePropertiesTest {
         "settled BLOCKED", "settled PERMANENT_FAILURE", "verdict from the worker's outcome",
         "a worker's result stored with its run", "hand start HandStarted",
         "hand start Denied", "hand start refused: lane full", "hand-started run settled: ticket HELD",
-        "stopped by this daemon: no attempt spent", "no outcome: LOST", "corrupt outcome: LOST");
+        "stopped by this daemon: no attempt spent", "no outcome: LOST", "corrupt outcome: LOST",
+        "takeExitAndFinishAll of several runs in one pass", "startAll of several runs in one pass");
   }
 
   @Test

@@ -1643,6 +1643,7 @@ final class Simulation {
       check();
       if (resting()) {
         seen.saw("every ticket settled");
+        coordination.batchesOfSeveral().forEach((verb, calls) -> seen.saw(verb + " of several runs in one pass"));
         dependencies();
         questionsSettled();
         return;
