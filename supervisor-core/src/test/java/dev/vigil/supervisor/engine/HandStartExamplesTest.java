@@ -45,6 +45,38 @@ class HandStartExamplesTest {
   }
 
   @Test
+  void Q17_runResume_startsOnlyAnAttemptThatWouldResume_fromTheLatestCheckpoint_andOtherwiseChangesNothing() {
+    b.boot();
+    b.command(new Command.Pause());
+    TicketId py = b.submit(new NewTicket(LANE_A, "py", "{}", 3, 0, 0, null));
+    TicketId cmd = b.submit(new NewTicket(LANE_A, "cmd", "{}", 3, 0, 0, null));
+    Reply none = b.command(new Command.RunByHand(py, true));
+    assertEquals(new Reply.Denied("ticket " + py + " would start over, not resume: no earlier run of it saved a "
+        + "checkpoint; nothing was started (vigil run " + py + " starts it over)"), none);
+    Reply plain = b.command(new Command.RunByHand(cmd, true));
+    assertEquals(new Reply.Denied("ticket " + cmd + " would start over, not resume: its worker type 'cmd' is not "
+        + "resumable (\"resumable\": true in its configuration); nothing was started (vigil run " + cmd
+        + " starts it over)"), plain);
+    assertTrue(b.law.runsOf(py).isEmpty() && b.law.runsOf(cmd).isEmpty(), "refused: nothing started");
+    assertEquals(TicketState.READY, b.ticket(py).state());
+
+    b.scripts.add(Bench.task().work(500).ending(SimWorld.Ending.FAIL).build());
+    Reply.HandStarted first = handStart(py);
+    assertEquals(null, first.resumedFrom(), "a first attempt starts over");
+    b.until("settled", () -> b.run(first.run().id()).state() == RunState.SETTLED, 5_000);
+    dev.vigil.coordination.Checkpoint kept = b.law.checkpoint(py).orElseThrow();
+    assertEquals(first.run().id(), kept.run());
+    assertEquals(2, kept.seq(), "the latest of the two its worker saved");
+    assertInstanceOf(Reply.TicketChanged.class, b.command(new Command.Release(py)));
+
+    b.scripts.add(Bench.task().work(500).build());
+    Reply.HandStarted second = assertInstanceOf(Reply.HandStarted.class, b.command(new Command.RunByHand(py, true)));
+    assertEquals(kept, second.resumedFrom(), "Q17: --resume starts the attempt, from the latest checkpoint");
+    b.until("it ran", () -> b.ticket(py).state() == TicketState.SUCCEEDED, 5_000);
+    assertEquals(second.run().id(), b.law.checkpoint(py).orElseThrow().run(), "the second attempt's own are latest now");
+  }
+
+  @Test
   void Q8_aHandStartedFailureWithAttemptsToSpareHoldsTheTicketUntilReleased() {
     b.boot();
     b.command(new Command.Pause());

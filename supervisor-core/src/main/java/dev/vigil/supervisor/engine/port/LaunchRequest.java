@@ -35,7 +35,7 @@ public record LaunchRequest(WorkerKey key, WorkerTypeSpec type, String payload, 
     if (previousCheckpoint != null && !(key instanceof WorkerKey.Task t
         && t.run().ticket().equals(previousCheckpoint.ticket()) && previousCheckpoint.run().compareTo(t.run()) < 0)) {
       throw new IllegalArgumentException("the checkpoint of " + previousCheckpoint.run() + " given to " + key
-          + ": an attempt resumes only from an earlier run of its own ticket (Q17)");
+          + ": an attempt resumes only from an earlier run of its own ticket"); // Q17
     }
     Objects.requireNonNull(output, "output");
     Objects.requireNonNull(key, "key");
