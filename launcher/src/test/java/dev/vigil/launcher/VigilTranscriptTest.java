@@ -23,12 +23,12 @@ class VigilTranscriptTest {
   void transcript_namesTheLaunches_theExit_andOneNoticeOfTheRestore() throws Exception {
     Path classes = Path.of(SnapshotCounterType.class.getProtectionDomain().getCodeSource().getLocation().toURI());
     Path config = Files.writeString(tmp.resolve("vigil.json"), """
-        {"services": [{"name": "counter", "type": "snapshot-counter", "payload": {}}]}
-        """);
+        {"workerTypes": {"snapshot-counter": {"class": "%s", "classpath": ["%s"]}},
+         "services": [{"name": "counter", "type": "snapshot-counter", "payload": {}}]}
+        """.formatted(SnapshotCounterType.class.getName(), classes));
     Path home = Files.createDirectory(tmp.resolve("home"), java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
         java.nio.file.attribute.PosixFilePermissions.fromString("rwx------")));
-    try (Vigil vigil = Vigil.builder().home(home).config(config)
-        .workerType("snapshot-counter", SnapshotCounterType.class.getName(), List.of(classes.toString())).start()) {
+    try (Vigil vigil = Vigil.builder().home(home).config(config).start()) {
       long first = upPid(vigil, -1);
       Path snapshot = home.resolve("runs").resolve("s-counter").resolve("counter.snapshot");
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);

@@ -319,4 +319,19 @@ class FakeWorkContextTest {
     assertEquals("listener broke", e.getMessage());
     assertEquals(List.of("stop 5000"), after.heard, "a TERM gives the worker teardown; every listener is told");
   }
+
+  /** S7: a service's worker says which snapshot it started over, once; a task's cannot. */
+  @Test
+  void aServiceWorkerSaysItStartedOverASnapshot_onceAndOnlyOne() {
+    FakeWorkContext svc = FakeWorkContext.service("counter").build();
+    assertEquals(java.util.Optional.empty(), svc.restoredFrom());
+    svc.restored("counter-7");
+    svc.restored("counter-7");
+    assertEquals(java.util.Optional.of("counter-7"), svc.restoredFrom());
+    assertThrows(IllegalStateException.class, () -> svc.restored("counter-8"));
+    assertThrows(IllegalArgumentException.class,
+        () -> FakeWorkContext.service("counter").build().restored(""));
+    assertThrows(UnsupportedOperationException.class,
+        () -> FakeWorkContext.task().build().restored("counter-7"));
+  }
 }
