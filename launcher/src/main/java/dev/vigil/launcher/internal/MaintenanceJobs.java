@@ -77,7 +77,7 @@ public final class MaintenanceJobs {
 
   /** An age in words: whole days as {@code 30d}, else as a duration. */
   public static String ageText(long ms) {
-    return ms > 0 && ms % 86_400_000L == 0 ? ms / 86_400_000L + "d" : Durations.format(ms);
+    return ms == 0 ? "0s" : ms % 86_400_000L == 0 ? ms / 86_400_000L + "d" : Durations.format(ms);
   }
 
   /** The ticket of a job: {@code job} is {@code retention}, {@code prune} or {@code compact}. */
