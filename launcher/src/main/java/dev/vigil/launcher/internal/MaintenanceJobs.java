@@ -20,7 +20,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The built-in maintenance jobs (Q17, DESIGN.md §7.8): tickets of the worker type {@value #TYPE}
+ * The built-in maintenance jobs (Q17, DESIGN.md §7.1): tickets of the worker type {@value #TYPE}
  * ({@link MaintenanceWorker}) in the lane {@value #LANE} (one at a time), run as worker processes like any
  * task, claimed and leased, so a daemon replacement adopts a running job and a job cut by a crash runs again.
  * Two schedules submit them: {@value #RETENTION} daily (prunes finished tasks older than the configured
