@@ -172,6 +172,22 @@ public abstract class MaintenanceContract {
   }
 
   @Test
+  void Q18_aTicketAQuestionNamesStays_untilTheQuestionIsApplied() {
+    TicketId t = submit(T0);
+    assertInstanceOf(Control.Done.class, c.cancel(t, T0));
+    QuestionId q = assertInstanceOf(Asking.Asked.class, c.ask(new NewQuestion("about:" + t, t + ": what now?", null, t,
+        null, List.of(new QuestionOption("cancel", "give it up", List.of(new Action.Cancel(t))))), T0)).question().id();
+    long now = T0 + 45 * DAY;
+    Pruning p = prune("prune", now - 30 * DAY, false, now);
+    assertEquals(List.of(), p.tickets(), "Q18: a ticket an open question names stays");
+    assertEquals(1, p.kept().get(Retention.Reason.PINNED));
+    assertInstanceOf(Answering.Answered.class, c.answer(q, "cancel", now));
+    assertEquals(List.of(), prune("prune", now - 30 * DAY, false, now).tickets(), "nor while it is answered");
+    assertInstanceOf(Applying.Applied.class, c.applyAnswer(q, now));
+    assertEquals(List.of(t), prune("prune", now - 30 * DAY, false, now).tickets(), "once applied it may go");
+  }
+
+  @Test
   void Q18_eventsAfterAPruneContinueTheirNumbering() {
     TicketId old = submit(T0);
     assertInstanceOf(Control.Done.class, c.cancel(old, T0));

@@ -20,7 +20,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The built-in maintenance jobs (Q18, DESIGN.md §7.8): tickets of the worker type {@value #TYPE}
+ * The built-in maintenance jobs (Q18, DESIGN.md §7.1): tickets of the worker type {@value #TYPE}
  * ({@link MaintenanceWorker}) in the lane {@value #LANE} (one at a time), run as worker processes like any
  * task, claimed and leased, so a daemon replacement adopts a running job and a job cut by a crash runs again.
  * Two schedules submit them: {@value #RETENTION} daily (prunes finished tasks older than the configured
@@ -77,7 +77,7 @@ public final class MaintenanceJobs {
 
   /** An age in words: whole days as {@code 30d}, else as a duration. */
   public static String ageText(long ms) {
-    return ms > 0 && ms % 86_400_000L == 0 ? ms / 86_400_000L + "d" : Durations.format(ms);
+    return ms == 0 ? "0s" : ms % 86_400_000L == 0 ? ms / 86_400_000L + "d" : Durations.format(ms);
   }
 
   /** The ticket of a job: {@code job} is {@code retention}, {@code prune} or {@code compact}. */
