@@ -159,7 +159,7 @@ class CliEndToEndTest {
     assertFalse(json(vigil(home, "show", later, "--json")).path("parked").asBoolean());
     Result noLane = vigil(home, "park", "--lane", "nosuchlane");
     assertEquals(2, noLane.code(), "a lane the daemon does not have is not parked");
-    assertEquals("vigil: lane 'nosuchlane' is not configured (lanes: [default]); nothing was parked\n", noLane.err());
+    assertEquals("vigil: lane 'nosuchlane' is not configured (lanes: [default, vigil-maintenance]); nothing was parked\n", noLane.err());
     assertTrue(json(vigil(home, "status", "--json")).path("parkedLanes").isEmpty(), "nothing was parked");
     assertEquals(0, vigil(home, "park", "--lane", "default").code());
     assertEquals(0, vigil(home, "unpark", "--lane", "default").code());
