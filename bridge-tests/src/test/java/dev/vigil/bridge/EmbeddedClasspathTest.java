@@ -135,12 +135,13 @@ class EmbeddedClasspathTest {
 
   /**
    * Vigil's jars and directories as this JVM loaded them: what an application that embeds it depends
-   * on (the launcher, the H2 store and their libraries), and SLF4J's no-op binding.
+   * on (the launcher, the H2 store and their libraries, cron-utils for the schedules that every daemon
+   * has), and SLF4J's no-op binding.
    */
   private static List<Path> vigilEntries() {
     List<Class<?>> classes = new ArrayList<>(HostClasspath.HOST);
     classes.addAll(List.of(Vigil.class, H2Coordination.class, org.h2.Driver.class, HikariDataSource.class,
-        picocli.CommandLine.class, org.slf4j.nop.NOPServiceProvider.class));
+        picocli.CommandLine.class, com.cronutils.model.Cron.class, org.slf4j.nop.NOPServiceProvider.class));
     return ((HostClasspath.Resolution.Found) HostClasspath.of(classes)).entries();
   }
 
