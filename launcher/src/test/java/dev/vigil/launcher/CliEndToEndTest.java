@@ -215,7 +215,7 @@ class CliEndToEndTest {
     Path starts = tmp.resolve("starts.log");
     String up1 = vigil(home, "up").line();
     long daemon1 = Long.parseLong(up1.substring(4));
-    String ticket = vigil(home, "submit", "--", "sh", "-c", "echo $$ >> " + starts + "; sleep 10").line();
+    String ticket = vigil(home, "submit", "--", "sh", "-c", "echo $$ >> " + starts + "; sleep 30").line(); // long enough to outlast a kill, a restart and down on a loaded machine
     JsonNode running = poll(home, ticket, t -> t.path("runs").size() == 1
         && "RUNNING".equals(t.path("runs").get(0).path("state").asText()));
     long workerPid = running.path("runs").get(0).path("pid").asLong();
