@@ -7,8 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.vigil.coordination.law.CoordinationInvariants;
 import java.util.Optional;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -16,31 +14,9 @@ import org.junit.jupiter.api.Test;
  * {@code keepCheckpoint} and the {@code checkpoint} read, across a reopen where a daemon would restart, with
  * {@link CoordinationInvariants} checked after each test.
  */
-public abstract class CheckpointContract {
+public abstract class CheckpointContract extends StoreContract {
   protected static final long T0 = 1_700_000_000_000L;
   protected static final OwnerId A = new OwnerId("d-a");
-
-  protected Coordination c;
-
-  protected abstract Coordination create() throws Exception;
-
-  /** The same store as a restarted daemon finds it (the model: the same object). */
-  protected abstract Coordination reopen(Coordination coordination) throws Exception;
-
-  protected void dispose(Coordination coordination) throws Exception {}
-
-  @BeforeEach
-  void open() throws Exception {
-    c = create();
-  }
-
-  @AfterEach
-  void close() throws Exception {
-    if (c != null) {
-      CoordinationInvariants.check(c.store());
-      dispose(c);
-    }
-  }
 
   private TicketId submit() {
     return ((Submission.Accepted) c.submit(new NewTicket(Lane.DEFAULT, "command", "{}", 3, 0, 0, null), T0))

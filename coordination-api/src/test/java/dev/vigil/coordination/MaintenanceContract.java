@@ -8,8 +8,6 @@ import dev.vigil.coordination.law.CoordinationInvariants;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -17,33 +15,11 @@ import org.junit.jupiter.api.Test;
  * prune (dry and real), the directories it lists until their removal is recorded, what stays, and a
  * compaction, with {@link CoordinationInvariants} checked after each test.
  */
-public abstract class MaintenanceContract {
+public abstract class MaintenanceContract extends StoreContract {
   protected static final long T0 = 1_700_000_000_000L;
   protected static final long TTL = 30_000;
   protected static final long DAY = 86_400_000L;
   protected static final OwnerId A = new OwnerId("d-alpha");
-
-  protected Coordination c;
-
-  protected abstract Coordination create() throws Exception;
-
-  /** The same store as a restarted daemon finds it (the model: the same object). */
-  protected abstract Coordination reopen(Coordination coordination) throws Exception;
-
-  protected void dispose(Coordination coordination) throws Exception {}
-
-  @BeforeEach
-  void open() throws Exception {
-    c = create();
-  }
-
-  @AfterEach
-  void close() throws Exception {
-    if (c != null) {
-      CoordinationInvariants.check(c.store());
-      dispose(c);
-    }
-  }
 
   private TicketId submit(long now, TicketId... after) {
     NewTicket n = NewTicket.of(Lane.DEFAULT, "command", "{}");

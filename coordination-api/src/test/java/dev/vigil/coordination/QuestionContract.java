@@ -8,39 +8,15 @@ import dev.vigil.coordination.law.CoordinationInvariants;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * The question verbs' contract (Q16), kept by the reference model and every adapter: named examples of
  * ask, answer and apply, with {@link CoordinationInvariants} checked after each test.
  */
-public abstract class QuestionContract {
+public abstract class QuestionContract extends StoreContract {
   protected static final long T0 = 1_700_000_000_000L;
   protected static final Lane GPU = new Lane("gpu");
-
-  protected Coordination c;
-
-  protected abstract Coordination create() throws Exception;
-
-  /** The same store as a restarted daemon finds it (the model: the same object). */
-  protected abstract Coordination reopen(Coordination coordination) throws Exception;
-
-  protected void dispose(Coordination coordination) throws Exception {}
-
-  @BeforeEach
-  void open() throws Exception {
-    c = create();
-  }
-
-  @AfterEach
-  void close() throws Exception {
-    if (c != null) {
-      CoordinationInvariants.check(c.store());
-      dispose(c);
-    }
-  }
 
   private TicketId heldTicket() {
     TicketId t = ((Submission.Accepted) c.submit(new NewTicket(GPU, "command", "{}", 2, 0, 0, null), T0)).ticket().id();

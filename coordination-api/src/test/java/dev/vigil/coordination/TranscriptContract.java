@@ -7,15 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.quicktheories.QuickTheory.qt;
 import static org.quicktheories.generators.SourceDSL.longs;
 
-import dev.vigil.coordination.law.CoordinationInvariants;
 import dev.vigil.coordination.law.Coverage;
 import dev.vigil.coordination.law.LeaseLaw;
 import java.util.HashSet;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.Set;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,30 +20,8 @@ import org.junit.jupiter.api.Test;
  * commit order and read per service, one notice per restore (across a reopen), the GIVEN_UP entry written with
  * its event, the bounds, and random sequences that decide as the model decides.
  */
-public abstract class TranscriptContract {
+public abstract class TranscriptContract extends StoreContract {
   protected static final long T0 = 1_700_000_000_000L;
-
-  protected Coordination c;
-
-  protected abstract Coordination create() throws Exception;
-
-  /** The same store as a restarted daemon finds it (the model: the same object). */
-  protected abstract Coordination reopen(Coordination coordination) throws Exception;
-
-  protected void dispose(Coordination coordination) throws Exception {}
-
-  @BeforeEach
-  void open() throws Exception {
-    c = create();
-  }
-
-  @AfterEach
-  void close() throws Exception {
-    if (c != null) {
-      CoordinationInvariants.check(c.store());
-      dispose(c);
-    }
-  }
 
   @Test
   void S7_lifecycleEntriesAreNumberedInCommitOrder_andReadPerService() {
