@@ -1,6 +1,7 @@
 package dev.vigil.supervisor.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.quicktheories.QuickTheory.qt;
 import static org.quicktheories.generators.SourceDSL.longs;
 
@@ -218,5 +219,15 @@ class EnginePropertiesTest {
   @Test
   void S1_S5_aServiceThatExitsWhileTheDaemonStopsItsWorkersIsNotRestarted() {
     Simulation.replay("SERVICES", -4509533495954158724L);
+  }
+
+  /**
+   * Regression (of the checker): a daemon launched a worker and died before the worker held its lock; the next
+   * daemon aborted that claim, the ticket finished and was pruned while the worker, never told to go, still lived.
+   */
+  @Test
+  void Q18_aWorkerNeverToldToGoMayOutliveItsPrunedTicket() {
+    Simulation.Report r = Simulation.replay("PRUNES", 6636792246297513642L);
+    assertTrue(r.seen().count("a worker never told to go outlived its pruned ticket") > 0, r.seen().snapshot()::toString);
   }
 }
