@@ -256,7 +256,7 @@ class CliFlowEndToEndTest {
     assertTrue(gaveUp.err().contains("no daemon answered on " + home + " within 2s (daemon.json is fresh (pid " + daemon),
         gaveUp.err());
 
-    Process waiting = start(home, "--wait-daemon", "30s", "submit", "--", "true"); // 30s: the machine may be slow
+    Process waiting = start(home, "--wait-daemon", "90s", "submit", "--", "true"); // 90s: the machine may be slow
     Thread.sleep(2_500);
     assertTrue(waiting.isAlive(), "the submission waits for the daemon to come back");
     Result up = vigil(home, "up");
@@ -264,7 +264,7 @@ class CliFlowEndToEndTest {
     Result submitted = finish(waiting);
     assertEquals(0, submitted.code(), submitted.err());
     assertTrue(submitted.line().matches("t-[0-9]+"), submitted.out());
-    assertTrue(submitted.err().contains("waiting up to 30s for the daemon on " + home), submitted.err());
+    assertTrue(submitted.err().contains("waiting up to 90s for the daemon on " + home), submitted.err());
     assertEquals("SUCCEEDED", until(home, submitted.line(), t -> t.path("state").asText().equals("SUCCEEDED"))
         .path("state").asText());
 
@@ -286,7 +286,7 @@ class CliFlowEndToEndTest {
       throws Exception {
     Path home = newHome("l1");
     assertEquals(0, vigil(home, "up").code());
-    String failing = vigil(home, "submit", "--in", "6s", "--max-attempts", "2", "--",
+    String failing = vigil(home, "submit", "--in", "15s", "--max-attempts", "2", "--", // 15s: logs starts first, even on a loaded machine
         "sh", "-c", "echo to-out; sleep 1; echo to-err >&2; exit 2").line();
     Result run1 = vigil(home, "logs", failing + ".1", "--follow");
     assertEquals(1, run1.code(), run1.err());
