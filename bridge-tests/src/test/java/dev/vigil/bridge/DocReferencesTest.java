@@ -42,7 +42,7 @@ class DocReferencesTest {
   private static final Pattern BARE_SECTION = Pattern.compile("§\\s?([0-9]+(?:\\.[0-9]+)?)");
   /** A law id where it stands alone or starts a test or scenario name: Q9, (Q4, Q5), C1_oneLease. */
   private static final Pattern LAW_ID = Pattern.compile("(?<![A-Za-z0-9$#.])([CQSD][0-9]{1,2})(?![0-9A-Za-z])");
-  /** An id of a many-hosts law (H and a number other than 2, the database): none is built yet. */
+  /** An id of a many-hosts law (H and a number other than 2, the database), counted like the others. */
   private static final Pattern HOST_LAW_ID = Pattern.compile("(?<![A-Za-z0-9$#.])(H(?:[013-9]|[1-9][0-9]))(?![0-9A-Za-z])");
   /** A law's definition in LAWS.md: "- **Q12 a time limit …**". */
   private static final Pattern LAW_DEFINITION = Pattern.compile("^- \\*\\*([CQSDH][0-9]{1,2}) ", Pattern.MULTILINE);
@@ -217,7 +217,11 @@ class DocReferencesTest {
       }
       Matcher h = HOST_LAW_ID.matcher(text);
       while (h.find()) {
-        undefined.add(where(f, text, h.start()) + " uses " + h.group(1) + " (not built)");
+        if (!LAWS.contains(h.group(1))) {
+          undefined.add(where(f, text, h.start()) + " uses " + h.group(1) + " (not built)");
+        } else if (!laws) {
+          uses.merge(h.group(1), 1, Integer::sum);
+        }
       }
     }
     assertTrue(uses.values().stream().mapToInt(Integer::intValue).sum() > 500, "law ids seen: " + uses);

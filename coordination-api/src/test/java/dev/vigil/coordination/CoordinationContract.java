@@ -845,6 +845,12 @@ public abstract class CoordinationContract {
     assertEquals(List.of(o), c.store().owners());
     assertEquals(o, c.store().owner(A).orElseThrow());
     assertTrue(c.store().owner(B).isEmpty());
+    Owner hosted = new Owner(B, "host-2", new ProcessIdentity("boot-2", 11, 21, 11), "1.0.0", T0, "machine-2:home");
+    c.registerOwner(hosted);
+    assertEquals(hosted, c.store().owner(B).orElseThrow());
+    assertEquals(List.of(o, hosted), c.store().owners());
+    assertTrue(o.ofHost("machine-2:home") && hosted.ofHost("machine-2:home") && !hosted.ofHost("machine-1:home"),
+        "an owner without a host id is of any host; one with an id, of that host alone");
   }
 
   @Test

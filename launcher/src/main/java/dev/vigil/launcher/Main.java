@@ -51,7 +51,7 @@ import picocli.CommandLine.ScopeType;
     Main.UnparkCmd.class, Main.HoldCmd.class, Main.ReleaseCmd.class, Main.CancelCmd.class, Main.LogsCmd.class,
     Main.VersionCmd.class, Main.DemoCmd.class, Main.ServicesCmd.class, Main.WatchCmd.class, Main.RunCmd.class,
     Main.PauseCmd.class, Main.ResumeCmd.class, RestartCmd.class, KillCmd.class, RetryCmd.class, EventsCmd.class, AttachCmd.class, ScheduleCmd.class, PruneCmd.class, StoreCmd.class, Main.CompletionCmd.class,
-    QuestionsCmd.ListCmd.class, QuestionsCmd.AnswerCmd.class},
+    QuestionsCmd.ListCmd.class, QuestionsCmd.AnswerCmd.class, HostsCmd.ListCmd.class, HostsCmd.ReleaseCmd.class},
     description = "Vigil: a crash-legible process supervisor. It runs queued tasks and long-lived services as "
         + "worker processes, keeps who owns what in a database in its home, and survives its own crash or upgrade "
         + "without starting work twice or losing an outcome.",

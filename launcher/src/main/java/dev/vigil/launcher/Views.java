@@ -122,6 +122,11 @@ final class Views {
         + " ago)";
   }
 
+  /** A wall-clock time of day on this machine, to the second ({@code 14:03:07}). */
+  static String clockOf(long ms) {
+    return clock(ms);
+  }
+
   private static String clock(long ms) {
     return java.time.Instant.ofEpochMilli(ms).atZone(java.time.ZoneId.systemDefault()).toLocalTime()
         .withNano(0).toString();

@@ -115,9 +115,9 @@ class JsonShapesTest {
   void everyFieldOfEveryJsonOutputIsDocumentedWithItsType() throws Exception {
     Map<String, Map<String, String>> shapes = shapes();
     // "store unavailable" is checked where a store fails: StoreOutageDaemonTest; "question" where questions are
-    // asked and answered: QuestionsCliTest; "transcript" here (a restore notice and output lines: AttachCliTest)
+    // asked and answered: QuestionsCliTest; "host" where another host shares the store: HostsCliTest; "transcript" here (a restore notice and output lines: AttachCliTest)
     assertEquals(Set.of("ticket", "run", "status", "service", "event", "store unavailable", "schedule", "question",
-        "transcript", "prune"),
+        "transcript", "prune", "host"),
         shapes.keySet());
     Path home = CliEndToEndTest.ownerOnlyHome(tmp, "shapes", homes);
     Path config = Files.writeString(tmp.resolve("vigil.json"),
@@ -189,5 +189,44 @@ class JsonShapesTest {
         "status maintenance.schedules", "prune kept.linked", "prune directories[]", "prune bytes", "prune cutoffMs")) {
       assertTrue(seen.contains(f), "the commands printed " + f + ": " + seen);
     }
+  }
+
+  /** Each field path of {@code n} (arrays as {@code path[]}) with the JSON types it had. */
+  private static void fields(JsonNode n, String path, java.util.Map<String, java.util.Set<String>> out) {
+    if (!path.isEmpty()) {
+      out.computeIfAbsent(path, k -> new java.util.TreeSet<>()).add(typeOf(n));
+    }
+    if (n.isObject()) {
+      n.properties().forEach(e -> fields(e.getValue(), path.isEmpty() ? e.getKey() : path + "." + e.getKey(), out));
+    } else if (n.isArray()) {
+      n.forEach(el -> fields(el, path + "[]", out));
+    }
+  }
+
+  /**
+   * Every field of {@code printed} is documented in docs/CLI.md's "Shape: {@code name}" with its type, and every
+   * documented field was printed (for shapes checked by the test of their own command).
+   */
+  static void assertDocumented(String name, List<JsonNode> printed) throws Exception {
+    java.util.Map<String, String> shape = shapes().get(name);
+    java.util.Map<String, java.util.Set<String>> seen = new java.util.TreeMap<>();
+    printed.forEach(q -> fields(q, "", seen));
+    // below a field documented as any JSON value nothing more is documented
+    seen.keySet().removeIf(path -> shape.entrySet().stream().anyMatch(e -> e.getValue().contains("json")
+        && path.startsWith(e.getKey() + ".")));
+    List<String> wrong = new ArrayList<>();
+    seen.forEach((path, types) -> {
+      String doc = shape.get(path);
+      List<String> allowed = doc == null ? List.of() : List.of(doc.split(" or "));
+      for (String t : types) {
+        if (!allowed.contains(t) && !allowed.contains("json")) {
+          wrong.add(path + " is " + t + ", documented as " + doc);
+        }
+      }
+    });
+    assertEquals(List.of(), wrong, name + " fields missing from docs/CLI.md or with another type");
+    java.util.Set<String> notPrinted = new java.util.TreeSet<>(shape.keySet());
+    notPrinted.removeAll(seen.keySet());
+    assertEquals(java.util.Set.of(), notPrinted, "documented " + name + " fields no command printed");
   }
 }

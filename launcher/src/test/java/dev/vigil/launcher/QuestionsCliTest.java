@@ -50,40 +50,9 @@ class QuestionsCliTest {
     }
   }
 
-  /** Each field path of {@code n} (arrays as {@code path[]}) with the JSON types it had. */
-  private static void fields(JsonNode n, String path, java.util.Map<String, java.util.Set<String>> out) {
-    if (!path.isEmpty()) {
-      out.computeIfAbsent(path, k -> new java.util.TreeSet<>()).add(JsonShapesTest.typeOf(n));
-    }
-    if (n.isObject()) {
-      n.properties().forEach(e -> fields(e.getValue(), path.isEmpty() ? e.getKey() : path + "." + e.getKey(), out));
-    } else if (n.isArray()) {
-      n.forEach(el -> fields(el, path + "[]", out));
-    }
-  }
-
   /** Every field of the questions is documented in docs/CLI.md's "Shape: question" with its type, and every documented field was printed. */
   private static void documented(List<JsonNode> questions) throws Exception {
-    java.util.Map<String, String> shape = JsonShapesTest.shapes().get("question");
-    java.util.Map<String, java.util.Set<String>> seen = new java.util.TreeMap<>();
-    questions.forEach(q -> fields(q, "", seen));
-    // below a field documented as any JSON value nothing more is documented
-    seen.keySet().removeIf(path -> shape.entrySet().stream().anyMatch(e -> e.getValue().contains("json")
-        && path.startsWith(e.getKey() + ".")));
-    List<String> wrong = new ArrayList<>();
-    seen.forEach((path, types) -> {
-      String doc = shape.get(path);
-      List<String> allowed = doc == null ? List.of() : List.of(doc.split(" or "));
-      for (String t : types) {
-        if (!allowed.contains(t) && !allowed.contains("json")) {
-          wrong.add(path + " is " + t + ", documented as " + doc);
-        }
-      }
-    });
-    assertEquals(List.of(), wrong, "question fields missing from docs/CLI.md or with another type");
-    java.util.Set<String> notPrinted = new java.util.TreeSet<>(shape.keySet());
-    notPrinted.removeAll(seen.keySet());
-    assertEquals(java.util.Set.of(), notPrinted, "documented question fields no command printed");
+    JsonShapesTest.assertDocumented("question", questions);
   }
 
   private static void killed(long pid) throws Exception {

@@ -76,7 +76,8 @@ public final class RandomSteps {
     if (rnd.nextInt(40) == 0) {
       long pid = 100 + rnd.nextInt(50_000);
       return new Step.RegisterOwner(new Owner(owner(), "host-" + rnd.nextInt(3),
-          new ProcessIdentity("boot-" + rnd.nextInt(2), pid, rnd.nextLong(1, 1L << 40), pid), "b" + rnd.nextInt(3), now));
+          new ProcessIdentity("boot-" + rnd.nextInt(2), pid, rnd.nextLong(1, 1L << 40), pid), "b" + rnd.nextInt(3), now,
+          rnd.nextInt(3) == 0 ? null : "machine-" + rnd.nextInt(2)));
     }
     int dice = rnd.nextInt(112);
     if (dice < 14 || shadow.tickets(TicketQuery.all()).isEmpty()) {

@@ -717,7 +717,7 @@ public final class H2Coordination implements Coordination, AutoCloseable {
     Objects.requireNonNull(owner, "owner");
     tx.run("registerOwner", r -> false, c -> {
       try (PreparedStatement p = c.prepareStatement(
-          "MERGE INTO owners(" + Rows.OWNER_COLUMNS + ") KEY(owner_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
+          "MERGE INTO owners(" + Rows.OWNER_COLUMNS + ") KEY(owner_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
         p.setString(1, owner.id().value());
         p.setString(2, owner.host());
         p.setString(3, owner.identity().bootId());
@@ -726,6 +726,7 @@ public final class H2Coordination implements Coordination, AutoCloseable {
         p.setLong(6, owner.identity().pgid());
         p.setString(7, owner.build());
         p.setLong(8, owner.startedAtMs());
+        p.setString(9, owner.hostId());
         p.executeUpdate();
       }
       return null;

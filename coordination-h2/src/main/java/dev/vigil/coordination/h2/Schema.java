@@ -104,6 +104,8 @@ import java.util.List;
  *   <li>{@code maintenance}: each maintenance job's last line ({@code job} PRIMARY KEY, {@code at_ms},
  *       {@code summary}), written in the transaction of the job's effect.
  * </ul>
+ * <p>Version 10 (hosts, H1): {@code owners.host_id}, the stable id of the owner's host; NULL for an owner
+ * registered before, which is of whichever host reads it (one host used each store then).
  *
  * <p>H2 commits each DDL statement on its own, so a migration is written to be re-run from any
  * point ({@code IF NOT EXISTS}); {@code schema_version} is created first, so a crash inside
@@ -111,7 +113,7 @@ import java.util.List;
  */
 final class Schema {
   /** The newest schema this build writes. */
-  static final int CURRENT_VERSION = 9;
+  static final int CURRENT_VERSION = 10;
 
   /** One step of a migration: a statement, or code that reads the schema first. */
   interface Change {
@@ -243,7 +245,9 @@ final class Schema {
       new Migration(6, "questions for a person", questionsMigration()),
       new Migration(7, "checkpoints", checkpointsMigration()),
       new Migration(8, "service transcripts", transcriptsMigration()),
-      new Migration(9, "maintenance: run directories to remove, each job's last line", maintenanceMigration()));
+      new Migration(9, "maintenance: run directories to remove, each job's last line", maintenanceMigration()),
+      new Migration(10, "host ids of owners", sql(List.of(
+          "ALTER TABLE owners ADD COLUMN IF NOT EXISTS host_id VARCHAR(64)"))));
 
   /** Version 8: the {@code service_transcript} table (see the class comment); re-runnable, so it can take another number. */
   private static List<Change> transcriptsMigration() {

@@ -283,9 +283,33 @@ public final class Wire {
         return new Command.Compact(text(args, "job", "compact"));
       case "maintenance":
         return new Command.Maintenance();
+      case "hosts":
+        return new Command.Hosts();
+      case "release-host":
+        return new Command.ReleaseHost(required(args, "host"));
       default:
         throw new IllegalArgumentException("unknown command '" + op + "'");
     }
+  }
+
+  /** H1: the hosts of a store, as {@code vigil hosts --json} prints them. */
+  public static ArrayNode hosts(List<dev.vigil.supervisor.engine.HostView> hosts) {
+    ArrayNode a = JsonNodeFactory.instance.arrayNode();
+    for (dev.vigil.supervisor.engine.HostView h : hosts) {
+      ObjectNode n = a.addObject();
+      n.put("host", h.hostId());
+      h.names().forEach(n.putArray("names")::add);
+      n.put("thisHost", h.thisHost());
+      n.put("latestDaemon", h.latestOwner().value());
+      n.put("latestDaemonStartedAtMs", h.latestStartedAtMs());
+      n.put("liveRuns", h.liveRuns());
+      if (h.leasesUntilMs() > 0) {
+        n.put("heldUntilMs", h.leasesUntilMs());
+      } else {
+        n.putNull("heldUntilMs");
+      }
+    }
+    return a;
   }
 
   /**
@@ -543,6 +567,15 @@ public final class Wire {
     } else if (r instanceof Reply.MaintenanceLines l) {
       ArrayNode a = o.putArray("maintenance");
       l.lines().forEach(m -> a.addObject().put("job", m.job()).put("atMs", m.atMs()).put("summary", m.summary()));
+    } else if (r instanceof Reply.HostList l) {
+      o.set("hosts", hosts(l.hosts()));
+    } else if (r instanceof Reply.HostReleased h) {
+      o.put("host", h.hostId());
+      h.runs().forEach(run -> o.withArray("runs").add(run.toString()));
+      o.withArray("runs");
+      o.put("message", "host " + h.hostId() + " released: " + (h.runs().isEmpty() ? "it had no live runs"
+          : h.runs().size() + " live run" + (h.runs().size() == 1 ? "" : "s") + " rolled back or settled as lost ("
+          + String.join(", ", h.runs().stream().map(Object::toString).toList()) + ")"));
     } else if (r instanceof Reply.Acknowledged a) {
       o.put("message", a.message());
     } else if (r instanceof Reply.ShuttingDown s) {

@@ -305,4 +305,17 @@ public sealed interface Command {
 
   /** Q18: each maintenance job's last line. */
   record Maintenance() implements Command {}
+
+  /** H1: the hosts whose daemons have used the store, with their live runs. */
+  record Hosts() implements Command {}
+
+  /**
+   * H1: an operator says host {@code hostId} will never come back: its live runs are rolled back or settled
+   * LOST through the retry policy by this daemon.
+   */
+  record ReleaseHost(String hostId) implements Command {
+    public ReleaseHost {
+      dev.vigil.coordination.Owner.checkHostId(hostId);
+    }
+  }
 }

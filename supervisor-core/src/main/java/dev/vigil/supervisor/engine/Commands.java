@@ -59,6 +59,8 @@ final class Commands {
       return new Reply.QuestionList(ctx.store.questions(q.states()));
     } else if (command instanceof Command.Maintenance) {
       return new Reply.MaintenanceLines(ctx.coordination.maintenanceRecords());
+    } else if (command instanceof Command.Hosts) {
+      return new Reply.HostList(HostView.of(ctx.store, ctx.config.hostId()));
     } else if (command instanceof Command.Prune p && p.dryRun()) {
       return prune(p, nowWallMs);
     }
@@ -127,6 +129,8 @@ final class Commands {
       return prune(p, nowWallMs);
     } else if (command instanceof Command.DirectoriesRemoved d) {
       return new Reply.DirectoriesRecorded(ctx.coordination.directoriesRemoved(d.job(), d.runs(), d.summary(), nowWallMs));
+    } else if (command instanceof Command.ReleaseHost h) {
+      return releaseHost(h.hostId(), nowWallMs);
     } else if (command instanceof Command.Compact k) {
       // a safe point: the engine decides nothing else meanwhile, and the store pauses every other verb
       return new Reply.Compacted(ctx.coordination.compact(k.job(), nowWallMs));
@@ -310,6 +314,18 @@ final class Commands {
     } else {
       throw new AssertionError(s);
     }
+  }
+
+  /** H1: another host's live runs rolled back or settled LOST, at an operator's word that it never comes back. */
+  private Reply releaseHost(String hostId, long nowWallMs) {
+    if (hostId.equals(ctx.config.hostId())) {
+      return new Reply.Denied("host " + hostId + " is this daemon's own: its runs are watched here and need no"
+          + " release; nothing changed");
+    }
+    if (ctx.store.owners().stream().noneMatch(o -> hostId.equals(o.hostId()))) {
+      return new Reply.NotFound("host " + hostId + " (vigil hosts lists the hosts that used this store)");
+    }
+    return new Reply.HostReleased(hostId, tasks.releaseHost(hostId, nowWallMs));
   }
 
   /** Q15: a new schedule, if this daemon can run its tickets (its lane and worker type are configured). */

@@ -100,6 +100,17 @@ final class Ctx {
    * only when its registered identity matches no live process (C5: by identity, never by a clock).
    * An owner that never registered cannot be proven dead, so its runs are left alone.
    */
+  /**
+   * The host of {@code owner} when it is another host's (H1): empty for this host's owners, for one
+   * registered without a host id, and for one never registered (whose runs are left alone as its own).
+   */
+  Optional<String> otherHost(OwnerId owner) {
+    if (owner.equals(me)) {
+      return Optional.empty();
+    }
+    return store.owner(owner).filter(o -> !o.ofHost(config.hostId())).map(Owner::hostId);
+  }
+
   boolean ownerMayLive(OwnerId owner) {
     if (owner.equals(me)) {
       return true;

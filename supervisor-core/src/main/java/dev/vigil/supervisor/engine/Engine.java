@@ -110,7 +110,7 @@ public final class Engine {
           + " is already registered: every daemon start needs a new owner id");
     }
     Ctx ctx = new Ctx(config, ports, nowMonoMs, nowWallMs);
-    ctx.coordination.registerOwner(new Owner(ctx.me, config.host(), ctx.self, config.build(), nowWallMs));
+    ctx.coordination.registerOwner(new Owner(ctx.me, config.host(), ctx.self, config.build(), nowWallMs, config.hostId()));
     Engine e = new Engine(ctx, nowMonoMs);
     int live = ctx.store.liveRuns().size();
     e.tasks.reconcile(true, nowMonoMs, nowWallMs);

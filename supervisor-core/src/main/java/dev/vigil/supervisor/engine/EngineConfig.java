@@ -19,9 +19,12 @@ import java.util.Objects;
  * @param protocol the socket protocol number, for status
  * @param workload the lanes, worker types and services, as configured
  * @param timeouts every timeout, validated by {@link TimeoutLattice} (S2)
+ * @param hostId   the stable id of this host, registered with the owner: the daemon recovers only runs of
+ *                 owners of this host (H1); null when one host uses the store (the embedded store): owners are
+ *                 registered without one, and only an owner registered with a host id is another host's
  */
 public record EngineConfig(OwnerId owner, String host, String build, String version, int protocol, Workload workload,
-                           TimeoutLattice timeouts) {
+                           TimeoutLattice timeouts, String hostId) {
   /** The most runs one lane may have live at once. */
   public static final int MAX_LANE_CONCURRENCY = 10_000;
 
@@ -79,6 +82,15 @@ public record EngineConfig(OwnerId owner, String host, String build, String vers
     if (protocol < 1) {
       throw new IllegalArgumentException("protocol (" + protocol + ") must be >= 1");
     }
+    if (hostId != null) {
+      dev.vigil.coordination.Owner.checkHostId(hostId);
+    }
+  }
+
+  /** A daemon of a store that one host uses. */
+  public EngineConfig(OwnerId owner, String host, String build, String version, int protocol, Workload workload,
+                      TimeoutLattice timeouts) {
+    this(owner, host, build, version, protocol, workload, timeouts, null);
   }
 
   /** The lanes this daemon claims from, each with its concurrency limit. */

@@ -53,7 +53,11 @@ public sealed interface EngineEvent {
     /** EXITED by this owner but not settled (a finish that did not happen): settled now. */
     SETTLE_OWN_EXIT,
     /** Owned by a live owner (a hand-started run, another daemon): left alone. */
-    LEAVE_TO_LIVE_OWNER
+    LEAVE_TO_LIVE_OWNER,
+    /** A run of another host: left to that host's daemons (H1). */
+    LEAVE_TO_ITS_HOST,
+    /** A run of a host an operator released (H1): rolled back when CLAIMED, else settled LOST. */
+    RELEASED_WITH_ITS_HOST
   }
 
   record Recovered(RunId run, RecoveryAction action, String detail) implements EngineEvent {}

@@ -75,7 +75,7 @@ final class Handoffs {
    * claims (launched or adopted), or the claim's recorded owner when recovery acts for it (the store
    * refuses if another daemon adopted the claim meanwhile).
    */
-  void abort(RunId run, OwnerId leaseOwner, String why, long nowWallMs) {
+  boolean abort(RunId run, OwnerId leaseOwner, String why, long nowWallMs) {
     AbortClaim a;
     try {
       a = ctx.coordination.abortClaim(run, leaseOwner, why, nowWallMs);
@@ -86,8 +86,10 @@ final class Handoffs {
     if (a instanceof AbortClaim.Aborted ab) {
       ctx.occupancy.freed(ab.ticket().lane());
       ctx.record(new EngineEvent.ClaimAborted(run, why, ab.ticket().state()));
+      return true;
     } else if (a instanceof AbortClaim.Denied d) {
       ctx.record(new EngineEvent.VerbDenied(run, "abortClaim", d.reason().toString()));
+      return false;
     } else {
       throw new AssertionError(a);
     }

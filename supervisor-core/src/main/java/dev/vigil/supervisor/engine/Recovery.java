@@ -90,6 +90,13 @@ final class Recovery {
    * </ol>
    */
   private void recover(Run r, boolean atBoot, Map<OwnerId, Boolean> ownerMayLive, long nowMonoMs, long nowWallMs) {
+    Optional<String> host = ctx.otherHost(r.owner());
+    if (host.isPresent()) { // H1: its worker, directory and identity are another host's, never judged here
+      if (leftAlone.add(r.id())) {
+        ctx.record(new EngineEvent.Recovered(r.id(), RecoveryAction.LEAVE_TO_ITS_HOST, "run of host " + host.get()));
+      }
+      return;
+    }
     boolean foreignLive = !r.owner().equals(ctx.me) && ownerMayLive.computeIfAbsent(r.owner(), ctx::ownerMayLive);
     Lane lane = ctx.store.ticket(r.ticket()).map(Ticket::lane).orElse(Lane.DEFAULT);
     if (r.state() == RunState.CLAIMED) {
@@ -187,6 +194,44 @@ final class Recovery {
     } else {
       throw new AssertionError(v);
     }
+  }
+
+  /**
+   * H1: an operator released host {@code hostId}, which never came back: each of its live runs is rolled back
+   * (CLAIMED, nothing spent) or settled as a run without an outcome, LOST through the retry policy (RUNNING, or
+   * EXITED and not settled; KILLED when an operator's kill was on record), without a look at any process or
+   * directory, which are that host's. Returns the runs it rolled back or settled.
+   */
+  List<RunId> releaseHost(String hostId, long nowWallMs) {
+    String why = "host " + hostId + " was released by an operator";
+    List<RunId> released = new java.util.ArrayList<>();
+    for (Run r : ctx.store.liveRuns()) {
+      if (!ctx.otherHost(r.owner()).map(hostId::equals).orElse(false)) {
+        continue;
+      }
+      ctx.record(new EngineEvent.Recovered(r.id(), RecoveryAction.RELEASED_WITH_ITS_HOST, why));
+      if (r.state() == RunState.CLAIMED) {
+        if (handoffs.abort(r.id(), r.owner(), why, nowWallMs)) {
+          released.add(r.id());
+        }
+        continue;
+      }
+      ExitOwner claimant = ExitOwner.recovery(ctx.me);
+      boolean forDead = r.state() == RunState.EXITED;
+      RunExit facts = forDead ? r.exit() : RunExit.unknown(nowWallMs);
+      if (r.state() == RunState.RUNNING) {
+        Exit e = ctx.coordination.takeExit(r.id(), claimant, facts);
+        if (e instanceof Exit.Denied d) {
+          ctx.record(new EngineEvent.ExitLost(r.id(), d.reason() + (d.winner() == null ? "" : " by " + d.winner())));
+          continue;
+        }
+        ctx.record(new EngineEvent.ExitTaken(r.id(), claimant.role(), facts));
+      }
+      if (settling.settleLost(r.id(), claimant, forDead, facts, why, nowWallMs)) {
+        released.add(r.id());
+      }
+    }
+    return released;
   }
 
   private void leave(Run r, String why) {

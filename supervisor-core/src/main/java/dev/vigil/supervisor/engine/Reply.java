@@ -259,6 +259,21 @@ public sealed interface Reply {
     }
   }
 
+  /** H1: the hosts whose daemons have used the store, this daemon's first. */
+  record HostList(List<HostView> hosts) implements Reply {
+    public HostList {
+      hosts = List.copyOf(hosts);
+    }
+  }
+
+  /** H1: the runs of a released host that were rolled back or settled LOST. */
+  record HostReleased(String hostId, List<dev.vigil.coordination.RunId> runs) implements Reply {
+    public HostReleased {
+      java.util.Objects.requireNonNull(hostId, "hostId");
+      runs = List.copyOf(runs);
+    }
+  }
+
   /** Q18: each maintenance job's last line, by job name. */
   record MaintenanceLines(List<dev.vigil.coordination.MaintenanceRecord> lines) implements Reply {
     public MaintenanceLines {

@@ -102,7 +102,7 @@ final class Settling {
     if (reported) {
       // the supervisor's own exit: taken and settled in one transaction (a finish refused leaves the
       // run EXITED by this owner, as below)
-      Finish f = finishOf(t.run, claimant, stoppedBy, neverToldToGo, facts, false, nowWallMs);
+      Finish f = finishOf(t.run, claimant, outcome(t.run), stoppedBy, neverToldToGo, facts, false, nowWallMs);
       if (pass != null) {
         pass.own.add(new Own(t, new EndOf(t.run, claimant, facts, f), stoppedBy, neverToldToGo));
         return Look.ENDED;
@@ -221,7 +221,7 @@ final class Settling {
   void settle(RunId run, ExitOwner claimant, StopKind stoppedBy, boolean neverToldToGo, RunExit exit,
               boolean forDeadExitOwner, long nowWallMs) {
     keepCheckpoint(run, nowWallMs);
-    Finish f = finishOf(run, claimant, stoppedBy, neverToldToGo, exit, forDeadExitOwner, nowWallMs);
+    Finish f = finishOf(run, claimant, outcome(run), stoppedBy, neverToldToGo, exit, forDeadExitOwner, nowWallMs);
     Settlement s;
     try {
       s = ctx.coordination.finish(f, nowWallMs);
@@ -237,14 +237,34 @@ final class Settling {
    * its end and what the store holds of its stop intent and time limit (which taking the exit does
    * not change).
    */
-  private Finish finishOf(RunId run, ExitOwner claimant, StopKind stoppedBy, boolean neverToldToGo, RunExit exit,
-                          boolean forDeadExitOwner, long nowWallMs) {
+  private Finish finishOf(RunId run, ExitOwner claimant, Verdicts.Outcome outcome, StopKind stoppedBy,
+                          boolean neverToldToGo, RunExit exit, boolean forDeadExitOwner, long nowWallMs) {
     Optional<Run> stored = ctx.store.run(run);
     StopIntent intent = stored.map(Run::stopIntent).orElse(null);
     long timeoutMs = stored.map(Run::start).map(s -> s.timeoutMs()).orElse(0L);
-    Verdicts.Judgement j = Verdicts.judge(new Verdicts.Ending(outcome(run), exit, stoppedBy, neverToldToGo, intent,
+    Verdicts.Judgement j = Verdicts.judge(new Verdicts.Ending(outcome, exit, stoppedBy, neverToldToGo, intent,
         timeoutMs), nowWallMs);
     return new Finish(run, claimant, j.verdict(), j.diagnosis(), j.stallUntilWallMs(), forDeadExitOwner, j.result());
+  }
+
+  /**
+   * Settles an EXITED run as one without an outcome (LOST, or KILLED or stopped as its stop intent says), with
+   * {@code why}, reading nothing of its directory (H1: a released host's run, whose directory is that host's);
+   * returns whether it was settled.
+   */
+  boolean settleLost(RunId run, ExitOwner claimant, boolean forDeadExitOwner, RunExit exit, String why,
+                     long nowWallMs) {
+    Finish f = finishOf(run, claimant, new Verdicts.Outcome.Missing(why), null, false, exit, forDeadExitOwner,
+        nowWallMs);
+    Settlement s;
+    try {
+      s = ctx.coordination.finish(f, nowWallMs);
+    } catch (RuntimeException e) {
+      ctx.occupancy.recount();
+      throw e;
+    }
+    settled(f, s);
+    return s instanceof Settlement.Settled;
   }
 
   /** Records the store's decision on {@code f}. */

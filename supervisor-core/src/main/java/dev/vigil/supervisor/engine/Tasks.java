@@ -248,6 +248,11 @@ final class Tasks {
    * does not supervise is recovered first; the hello is checked by {@link HelloCheck} against what
    * the run's phase knows of its worker.
    */
+  /** H1: releases another host's live runs ({@link Recovery#releaseHost}). */
+  List<RunId> releaseHost(String hostId, long nowWallMs) {
+    return recovery.releaseHost(hostId, nowWallMs);
+  }
+
   ToWorker onHello(WorkerMessage.Hello hello, RunId run, long nowMonoMs, long nowWallMs) {
     Optional<TaskTable.Tracked> found = table.get(run);
     if (found.isEmpty()) {

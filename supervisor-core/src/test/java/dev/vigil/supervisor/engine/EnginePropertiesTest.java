@@ -187,6 +187,16 @@ class EnginePropertiesTest {
   }
 
   @Test
+  void H1_aDaemonRecoversOnlyTheRunsOfItsOwnHost_andAnotherHostsOnlyWhenReleased() {
+    simulate("H1", Simulation.Profile.HOSTS, 150).assertSaw(
+        "H1 the other host claimed", "H1 the other host started", "H1 the other host took an exit",
+        "H1 the other host settled", "H1 another host's live runs checked", "recovered LEAVE_TO_ITS_HOST",
+        "H1 released a host", "H1 release rolled back a claim", "H1 release settled a RUNNING run LOST",
+        "H1 release settled a EXITED run LOST", "recovered RELEASED_WITH_ITS_HOST", "daemon crash",
+        "recovered SETTLE_DEAD", "every ticket settled");
+  }
+
+  @Test
   void aSimulationIsDeterministicForItsSeed() {
     for (long seed : new long[] {1, -7, 424_242}) {
       assertEquals(Simulation.replay("MIXED", seed).seen().snapshot(), Simulation.replay("MIXED", seed).seen().snapshot());

@@ -192,7 +192,14 @@ final class Simulation {
      * (a daemon crash may fall between, and the next prune lists them again). Every ticket pruned was
      * finished; no live run's ticket is ever pruned; one in ten asks for a compaction instead.
      */
-    PRUNE
+    PRUNE,
+    /**
+     * Another host's daemon shares the store (H1): it submits, claims, starts, ends and settles tickets of its
+     * own lane c with its own owner (of another host id and boot), and now and then stops in the middle; one
+     * step in fifty of this chance an operator releases that host. The daemon never touches its runs until
+     * released; a release rolls back its claims and settles its other live runs LOST.
+     */
+    HOSTS
   }
 
   /** A mix of events; {@code steps} faulty steps, then the quiet phase. */
@@ -279,9 +286,13 @@ final class Simulation {
     static final Profile PRUNES = of("PRUNES", Knob.SUBMIT, 26, Knob.AFTER, 40, Knob.KILL_WORKER, 2, Knob.CRASH, 4,
         Knob.VERB_CRASH, 6, Knob.LAUNCH_CRASH, 1, Knob.HOLD, 6, Knob.KILL, 3, Knob.WALL_JUMP, 1, Knob.PRUNE, 12);
 
+    /** Another host's daemon shares the store, among crashes, kills, holds and store outages (H1). */
+    static final Profile HOSTS = of("HOSTS", Knob.SUBMIT, 20, Knob.KILL_WORKER, 2, Knob.CRASH, 4, Knob.VERB_CRASH, 5,
+        Knob.LAUNCH_CRASH, 1, Knob.HOLD, 3, Knob.KILL, 3, Knob.WALL_JUMP, 1, Knob.STORE_OUTAGE, 1, Knob.HOSTS, 40);
+
     static Profile named(String name) {
       for (Profile p : List.of(MIXED, CRASHES, BUILDS, CLOCKS, SHUTDOWNS, SERVICES, STOPS, OUTAGES, CHAINS, SCHEDULES,
-          PRUNES)) {
+          PRUNES, HOSTS)) {
         if (p.name.equals(name)) {
           return p;
         }
@@ -1076,6 +1087,9 @@ final class Simulation {
     if (profile.pct(Knob.PRUNE) > 0 && up() && rng.nextInt(100) < profile.pct(Knob.PRUNE)) {
       prune();
     }
+    if (profile.pct(Knob.HOSTS) > 0 && rng.nextInt(100) < profile.pct(Knob.HOSTS)) {
+      otherHost();
+    }
     if (up() && rng.nextInt(100) < profile.pct(Knob.PAUSE)) {
       command(rng.nextBoolean() ? new Command.Pause() : new Command.Resume());
     }
@@ -1325,6 +1339,162 @@ final class Simulation {
     Reply r = command(x == 0 ? new Command.Hold(t, "operator") : x == 1 ? new Command.Release(t) : new Command.Cancel(t));
     if (r != null) {
       seen.saw("control " + r.getClass().getSimpleName());
+    }
+  }
+
+  // ---- another host (H1) ----
+
+  static final String OTHER_HOST = "host-b";
+  static final OwnerId OTHER_OWNER = new OwnerId("b-d1");
+  static final Lane LANE_C = new Lane("c");
+  private static final String OTHER_TOKEN = "ab".repeat(32);
+  /** The other host's live runs as it last left them (H1: nothing else moves them until it is released). */
+  private final Map<RunId, Run> otherRuns = new HashMap<>();
+  /** Its runs a release was asked for when the daemon died at a verb: some may be settled, the rest are asked again. */
+  private final Map<RunId, Run> releasing = new HashMap<>();
+  private boolean otherRegistered;
+
+  /** One step of the other host's daemon, through the store directly, or an operator's release of that host. */
+  private void otherHost() {
+    if (outage != null || coordination.down() || storeAtFailure != null) {
+      return; // the store fails for every host alike
+    }
+    long now = world.wallMs;
+    if (!otherRegistered) {
+      law.registerOwner(new Owner(OTHER_OWNER, "other", new ProcessIdentity("boot-b", 4242, 77, 4242), "b1", now,
+          OTHER_HOST));
+      otherRegistered = true;
+    }
+    law.renewAll(OTHER_OWNER, now, TIMEOUTS.ms(Timeout.LEASE_TTL));
+    int x = rng.nextInt(50);
+    if (x == 0 && up() && !inc.shutdownPending) {
+      releaseOtherHost();
+      return;
+    }
+    List<Run> mine = new ArrayList<>(otherRuns.values());
+    if (x < 12) {
+      law.submit(new NewTicket(LANE_C, "cmd", "{}", 1 + rng.nextInt(3), 0, 0, null, RunSpec.DEFAULT,
+          new java.util.TreeMap<>(), List.of()), now);
+      seen.saw("H1 the other host submitted");
+    } else if (x < 24) {
+      List<Ticket> ready = law.tickets(TicketQuery.all().inState(TicketState.READY).inLane(LANE_C));
+      if (!ready.isEmpty() && law.claim(ready.get(0).id(), OTHER_OWNER, now, TIMEOUTS.ms(Timeout.LEASE_TTL))
+          instanceof dev.vigil.coordination.Claim.Granted g) {
+        otherRuns.put(g.run().id(), g.run());
+        seen.saw("H1 the other host claimed");
+      }
+    } else if (!mine.isEmpty()) {
+      Run r = mine.get(rng.nextInt(mine.size()));
+      if (r.state() == RunState.CLAIMED) {
+        otherStep(r.id(), law.start(r.id(), OTHER_OWNER, new dev.vigil.coordination.RunStart(
+            new ProcessIdentity("boot-b", 5000 + r.ticket().seq(), 9, 5000 + r.ticket().seq()), "b1", OTHER_TOKEN, now, 0))
+            instanceof dev.vigil.coordination.Start.Started st ? st.run() : null, "started");
+      } else if (r.state() == RunState.RUNNING) {
+        otherStep(r.id(), law.takeExit(r.id(), dev.vigil.coordination.ExitOwner.supervisor(OTHER_OWNER),
+            new dev.vigil.coordination.RunExit(0, null, now)) instanceof dev.vigil.coordination.Exit.Taken t
+            ? t.run() : null, "took an exit");
+      } else if (r.state() == RunState.EXITED) {
+        Run current = law.run(r.id()).orElseThrow();
+        dev.vigil.coordination.Settlement st = law.finish(new dev.vigil.coordination.Finish(r.id(),
+            dev.vigil.coordination.ExitOwner.supervisor(OTHER_OWNER),
+            current.stopIntent() == null ? Verdict.SUCCEEDED : Verdict.KILLED, "done", 0, false, null), now);
+        otherRuns.remove(r.id());
+        law.run(r.id()).filter(y -> y.state() != RunState.SETTLED).ifPresent(y -> otherRuns.put(y.id(), y));
+        if (st instanceof dev.vigil.coordination.Settlement.Settled) {
+          seen.saw("H1 the other host settled");
+        }
+      }
+    }
+  }
+
+  /** The other host's verb on its run: the run as it left it, or gone from its list when denied. */
+  private void otherStep(RunId run, Run after, String did) {
+    if (after == null) { // denied: a start of a run killed while claimed is rolled back by its own host
+      Run now = law.run(run).orElseThrow();
+      if (now.state() == RunState.CLAIMED) {
+        law.abortClaim(run, OTHER_OWNER, "stopped before it began", world.wallMs);
+        seen.saw("H1 the other host rolled back its killed claim");
+      }
+      otherRuns.remove(run);
+      law.run(run).filter(r -> r.state() != RunState.SETTLED).ifPresent(r -> otherRuns.put(run, r));
+    } else {
+      otherRuns.put(run, after);
+      seen.saw("H1 the other host " + did);
+    }
+  }
+
+  /** H1: an operator releases the other host: its claims are rolled back, its other live runs settled LOST. */
+  private void releaseOtherHost() {
+    Map<RunId, Run> before = new HashMap<>(otherRuns);
+    releasing.forEach((id, run) -> law.run(id).filter(x -> x.state() != RunState.SETTLED)
+        .ifPresent(x -> before.put(id, run)));
+    Reply r = command(new Command.ReleaseHost(OTHER_HOST));
+    if (r == null) { // the daemon died at a verb, perhaps half way: the operator asks again later
+      releasing.putAll(otherRuns);
+      otherRuns.clear();
+      seen.saw("H1 a release was cut short by a daemon crash");
+      return;
+    }
+    if (r instanceof Reply.Denied) {
+      return;
+    }
+    expect(r instanceof Reply.HostReleased, "a release of another host answers what it released", r);
+    Reply.HostReleased h = (Reply.HostReleased) r;
+    for (Map.Entry<RunId, Run> e : before.entrySet()) {
+      Run now = law.run(e.getKey()).orElseThrow();
+      expect(now.state() == RunState.SETTLED && h.runs().contains(e.getKey()),
+          "H1: a released host's live run is settled or rolled back: " + now, r);
+      if (e.getValue().state() == RunState.CLAIMED) {
+        expect(now.verdict() == Verdict.ABANDONED, "H1: a released claim is rolled back: " + now, r);
+        seen.saw("H1 release rolled back a claim");
+      } else {
+        expect(now.verdict() == (now.stopIntent() == null ? Verdict.LOST : Verdict.KILLED),
+            "H1: a released host's run is settled LOST (KILLED when a kill was on record): " + now, r);
+        seen.saw("H1 release settled a " + e.getValue().state() + " run " + now.verdict());
+      }
+    }
+    expect(h.runs().size() == before.size(), "H1: a release names the runs it released and no other", r);
+    seen.saw(before.isEmpty() ? "H1 release found nothing live" : "H1 released a host");
+    if (!releasing.isEmpty()) {
+      seen.saw("H1 a release asked again after a crash");
+    }
+    otherRuns.clear();
+    releasing.clear();
+  }
+
+  /** H1, after every step: the other host's live runs are as it left them. */
+  private void checkOtherHost() {
+    for (Run left : List.copyOf(otherRuns.values())) {
+      Run now = law.run(left.id()).orElseThrow();
+      if (now.stopIntent() != left.stopIntent()) {
+        seen.saw("H1 a kill of another host's run is on record for that host");
+        left = new Run(left.id(), left.attempt(), left.state(), left.owner(), left.claimedAtMs(), left.handStarted(),
+            left.start(), left.exit(), left.exitOwner(), left.verdict(), left.diagnosis(), now.stopIntent(),
+            left.result()); // an operator's kill is recorded for the host that runs it
+        otherRuns.put(left.id(), left);
+      }
+      if (!now.equals(left)) {
+        violated("H1: run " + left.id() + " of another host was changed by this host's daemon: it left " + left
+            + ", the store has " + now);
+      }
+    }
+    if (!otherRuns.isEmpty()) {
+      seen.saw("H1 another host's live runs checked");
+    }
+  }
+
+  /** The quiet phase: the other host stops for good; the operator releases it and cancels what it left queued. */
+  private void otherHostLeaves() {
+    if (!otherRegistered || outage != null || coordination.down() || storeAtFailure != null) {
+      return;
+    }
+    if ((!otherRuns.isEmpty() || !releasing.isEmpty()) && up() && !inc.shutdownPending) {
+      releaseOtherHost();
+    }
+    if (otherRuns.isEmpty() && releasing.isEmpty()) {
+      for (Ticket t : law.tickets(TicketQuery.all().inState(TicketState.READY).inLane(LANE_C))) {
+        law.cancel(t.id(), world.wallMs);
+      }
     }
   }
 
@@ -1638,6 +1808,7 @@ final class Simulation {
       if (inc == null && world.monoMs >= bootAtMono) {
         boot();
       }
+      otherHostLeaves();
       deliverExits();
       tick();
       check();
@@ -1738,6 +1909,7 @@ final class Simulation {
 
   private void check() {
     checkSchedules();
+    checkOtherHost();
     for (Map.Entry<String, Integer> r : coordination.restoresAdded().entrySet()) {
       if (r.getValue() > 1) {
         violated("S7 one notice per restore: restore " + r.getKey() + " was stored " + r.getValue() + " times");
@@ -2063,6 +2235,9 @@ final class Simulation {
   /** Q1, Q2, Q5: the verdict the worker's fate calls for, and so an exact charge of attempts. */
   private void settled(Inc i, EngineEvent.Settled s) {
     Run r = law.run(s.run()).orElseThrow();
+    if (r.owner().equals(OTHER_OWNER)) {
+      return; // H1: a released host's run, whose worker is that host's (releaseOtherHost checks its verdict)
+    }
     SimWorld.TaskProc w = null;
     for (SimWorld.TaskProc p : world.tasksOf(s.run())) {
       if (r.start() != null && p.identity.equals(r.start().identity())) {
@@ -2142,8 +2317,10 @@ final class Simulation {
   private void published(Inc i, Status s) {
     i.lastPublishMono = world.monoMs;
     seen.saw("status " + s.state());
-    List<RunId> live = law.liveRuns().stream().map(Run::id).toList();
-    List<RunId> shown = s.runs().stream().map(Status.RunStatus::run).toList();
+    // another host's runs are shown when the daemon reads the store for its own (an idle daemon's beat does not)
+    List<RunId> live = law.liveRuns().stream().filter(r -> !r.owner().equals(OTHER_OWNER)).map(Run::id).toList();
+    List<RunId> shown = s.runs().stream().map(Status.RunStatus::run)
+        .filter(r -> law.run(r).map(x -> !x.owner().equals(OTHER_OWNER)).orElse(true)).toList();
     if (!live.equals(shown)) {
       violated("D1: status shows runs " + shown + " but the live runs are " + live);
     }

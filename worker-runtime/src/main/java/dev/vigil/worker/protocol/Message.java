@@ -186,7 +186,7 @@ public sealed interface Message {
         "unpark", "hold", "release", "cancel", "run", "pause", "resume", "start-service", "stop-service",
         "kill", "retry", "events", "store-check", "store-backup", "restart",
         "schedule-add", "schedule-list", "schedule-pause", "schedule-resume", "schedule-rm", "questions", "answer",
-        "transcript", "prune", "prune-done", "compact", "maintenance");
+        "transcript", "prune", "prune-done", "compact", "maintenance", "hosts", "release-host");
 
     /** The longest frame the daemon reads, bytes (a command must fit in one, with its envelope). */
     public static final int MAX_FRAME_BYTES = FrameIO.MAX_FRAME;
