@@ -144,12 +144,14 @@ public final class PostgresCoordination implements Coordination, AutoCloseable {
       + " AND NOT EXISTS (SELECT 1 FROM lanes l WHERE l.name = tickets.lane AND l.parked)" + PREREQUISITES_MET;
 
   private final String where;
+  private final String schema;
   private final Transactions tx;
   private final PostgresStore store;
   private final RetryPolicy policy;
 
-  private PostgresCoordination(String where, Transactions tx, RetryPolicy policy) {
+  private PostgresCoordination(String where, String schema, Transactions tx, RetryPolicy policy) {
     this.where = where;
+    this.schema = schema;
     this.tx = tx;
     this.store = new PostgresStore(tx);
     this.policy = policy;
@@ -217,7 +219,7 @@ public final class PostgresCoordination implements Coordination, AutoCloseable {
       int version = transactions.run("open", c -> Schema.migrate(c, options.schema(), where));
       LOG.info("opened {} (schema version {}, lock timeout {} ms, pool {})", where, version,
           options.lockTimeout().toMillis(), options.poolSize());
-      return new PostgresCoordination(where, transactions, options.retryPolicy());
+      return new PostgresCoordination(where, options.schema(), transactions, options.retryPolicy());
     } catch (RuntimeException | Error e) {
       pool.close();
       throw e;
@@ -233,6 +235,11 @@ public final class PostgresCoordination implements Coordination, AutoCloseable {
   @Override
   public Store store() {
     return store;
+  }
+
+  /** The schema that holds this store's tables. */
+  public String schema() {
+    return schema;
   }
 
   // ---- submit, owners ----

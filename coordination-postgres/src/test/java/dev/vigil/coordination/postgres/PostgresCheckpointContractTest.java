@@ -21,6 +21,8 @@ class PostgresCheckpointContractTest extends CheckpointContract {
 
   @Override
   protected void dispose(Coordination coordination) {
-    ((PostgresCoordination) coordination).close();
+    PostgresCoordination pg = (PostgresCoordination) coordination;
+    pg.close();
+    PostgresServer.get().release(pg.schema());
   }
 }

@@ -13,6 +13,8 @@ class PostgresCoordinationContractTest extends CoordinationContract {
 
   @Override
   protected void dispose(Coordination coordination) {
-    ((PostgresCoordination) coordination).close();
+    PostgresCoordination pg = (PostgresCoordination) coordination;
+    pg.close();
+    PostgresServer.get().release(pg.schema());
   }
 }

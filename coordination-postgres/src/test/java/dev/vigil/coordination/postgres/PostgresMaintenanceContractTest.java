@@ -21,6 +21,8 @@ class PostgresMaintenanceContractTest extends MaintenanceContract {
 
   @Override
   protected void dispose(Coordination coordination) {
-    ((PostgresCoordination) coordination).close();
+    PostgresCoordination pg = (PostgresCoordination) coordination;
+    pg.close();
+    PostgresServer.get().release(pg.schema());
   }
 }

@@ -21,6 +21,8 @@ class PostgresQuestionContractTest extends QuestionContract {
 
   @Override
   protected void dispose(Coordination coordination) {
-    ((PostgresCoordination) coordination).close();
+    PostgresCoordination pg = (PostgresCoordination) coordination;
+    pg.close();
+    PostgresServer.get().release(pg.schema());
   }
 }

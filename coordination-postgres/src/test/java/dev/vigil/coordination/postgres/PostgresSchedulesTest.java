@@ -73,7 +73,8 @@ class PostgresSchedulesTest {
       LeaseLaw law = new LeaseLaw();
       ScheduleLaw model = new ScheduleLaw(law);
       example.incrementAndGet();
-      try (PostgresCoordination pg = PostgresCoordination.open(PostgresServer.get().freshOptions())) {
+      PostgresOptions options = PostgresServer.get().freshOptions();
+      try (PostgresCoordination pg = PostgresCoordination.open(options)) {
         Schedules store = pg.schedules();
         long now = START;
         List<ScheduleSpec> specs = List.of(
@@ -116,6 +117,7 @@ class PostgresSchedulesTest {
         }
         assertEquals(law.tickets(TicketQuery.all()), pg.store().tickets(TicketQuery.all()), "seed " + seed);
       }
+      PostgresServer.get().release(options.schema());
     });
     seen.assertSaw("Submit", "Wait", "skip MISSED", "skip STILL_LIVE");
   }

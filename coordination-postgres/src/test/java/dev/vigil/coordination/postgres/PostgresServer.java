@@ -23,6 +23,7 @@ import java.util.stream.Stream;
  */
 final class PostgresServer {
   private static final AtomicInteger SCHEMAS = new AtomicInteger();
+  private static final java.util.Queue<String> FREE = new java.util.concurrent.ConcurrentLinkedQueue<>();
   private static final String RUN = Long.toString(ProcessHandle.current().pid(), 36);
   private static PostgresServer shared;
 
@@ -90,9 +91,32 @@ final class PostgresServer {
     return url != null ? url : "jdbc:postgresql://localhost:" + port + "/postgres";
   }
 
-  /** Options for a store in a schema no other test uses. */
+  /**
+   * Options for a fresh store in a schema no other test uses now: a new schema, or one a finished test
+   * gave back ({@link #release}), emptied to what a new store holds (no row, every counter at 0). An
+   * emptied schema opens without its migration, which makes a fresh store about ten times cheaper;
+   * {@code PostgresSchemaTest} and the first use of each schema cover the migration.
+   */
   PostgresOptions freshOptions() {
-    return options("t_" + RUN + "_" + SCHEMAS.incrementAndGet());
+    String schema = FREE.poll();
+    if (schema == null) {
+      return options("t_" + RUN + "_" + SCHEMAS.incrementAndGet());
+    }
+    try (Connection c = connect(); Statement s = c.createStatement()) {
+      s.execute("SET search_path TO " + schema + ";"
+          + " DELETE FROM checkpoints; DELETE FROM run_results; DELETE FROM events; DELETE FROM leases;"
+          + " DELETE FROM ticket_after; DELETE FROM ticket_labels; DELETE FROM schedules; DELETE FROM questions;"
+          + " DELETE FROM service_transcript; DELETE FROM pruned_runs; DELETE FROM maintenance; DELETE FROM owners;"
+          + " DELETE FROM runs; DELETE FROM tickets; DELETE FROM lanes; UPDATE counters SET issued = 0");
+    } catch (SQLException e) {
+      throw new IllegalStateException("cannot empty schema " + schema + ": " + e.getMessage(), e);
+    }
+    return options(schema);
+  }
+
+  /** Gives a test's schema back once its store is closed, to be emptied and used by a later test. */
+  void release(String schema) {
+    FREE.add(schema);
   }
 
   PostgresOptions options(String schema) {
