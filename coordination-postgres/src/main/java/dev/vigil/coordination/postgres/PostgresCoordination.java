@@ -163,7 +163,8 @@ public final class PostgresCoordination implements Coordination, AutoCloseable {
    * <ol>
    *   <li>A pool of at most {@code poolSize} connections is opened with the user and password as
    *       connection properties (never in the URL, so never in a message), autocommit off, READ
-   *       COMMITTED, the schema as the search path and {@code lock_timeout} set; the first connection
+   *       COMMITTED, the schema as the search path, {@code lock_timeout} set and the application name
+   *       {@code vigil/<schema>} (so {@code pg_stat_activity} shows whose sessions they are); the first connection
    *       is made now, so an unreachable server or refused credentials fail the open.
    *   <li>Under the schema's advisory lock, the schema is created when absent and forward-only
    *       migrations bring it to the current version ({@link Schema}); a schema that holds other
@@ -194,7 +195,7 @@ public final class PostgresCoordination implements Coordination, AutoCloseable {
     config.setInitializationFailTimeout(options.connectTimeout().toMillis());
     config.addDataSourceProperty("currentSchema", options.schema());
     config.addDataSourceProperty("options", "-c lock_timeout=" + options.lockTimeout().toMillis());
-    config.addDataSourceProperty("ApplicationName", "vigil");
+    config.addDataSourceProperty("ApplicationName", "vigil/" + options.schema()); // pg_stat_activity names the store
     config.addDataSourceProperty("tcpKeepAlive", "true");
     config.addDataSourceProperty("socketTimeout", Integer.toString(SOCKET_TIMEOUT_SECONDS));
     config.addDataSourceProperty("connectTimeout",
@@ -286,7 +287,7 @@ public final class PostgresCoordination implements Coordination, AutoCloseable {
       throws SQLException {
     // Ticket numbers come from one counter row; its lock also serialises submissions, so the
     // idempotency check below sees every earlier ticket (and every earlier one of this transaction).
-    requireOne(update(c, "UPDATE counters SET issued = issued + 1 WHERE name = 'ticket_seq'"), "ticket counter");
+    long seq = next(c, "ticket_seq");
     if (n.key() != null) {
       Optional<Long> existing = longs(c, "SELECT id FROM tickets WHERE idempotency_key = ?", n.key()).stream()
           .findFirst();
@@ -296,7 +297,6 @@ public final class PostgresCoordination implements Coordination, AutoCloseable {
         return new Submission.Duplicate(Rows.ticket(c, new TicketId(existing.get())).orElseThrow());
       }
     }
-    long seq = longs(c, "SELECT issued FROM counters WHERE name = 'ticket_seq'").get(0);
     List<TicketId> after = Lookup.of(c, l -> Prerequisites.resolve(n, index, batch, l));
     Ticket t = Ticket.submitted(new TicketId(seq), n, nowMs, null, after);
     insertTicket(c, t, n.key());
@@ -446,7 +446,7 @@ public final class PostgresCoordination implements Coordination, AutoCloseable {
   public Retry retry(TicketId original, long nowMs) {
     Objects.requireNonNull(original, "original");
     return tx.run("retry", c -> {
-      requireOne(update(c, "UPDATE counters SET issued = issued + 1 WHERE name = 'ticket_seq'"), "ticket counter");
+      long seq = next(c, "ticket_seq");
       Optional<Ticket> found = lockedTicketIfAny(c, original); // its state decides the CANCELLED event
       Optional<Retry.Denied> denial = Denials.retry(found);
       if (denial.isPresent()) {
@@ -454,7 +454,6 @@ public final class PostgresCoordination implements Coordination, AutoCloseable {
         return denial.get();
       }
       Ticket t = found.get();
-      long seq = longs(c, "SELECT issued FROM counters WHERE name = 'ticket_seq'").get(0);
       Ticket fresh = Ticket.submitted(new TicketId(seq), t.resubmission(), nowMs, t.id(), t.after());
       insertTicket(c, fresh, null);
       int n = update(c, "UPDATE tickets SET retried_as = ?, state = CASE WHEN state = 'HELD' THEN 'CANCELLED' ELSE state"
@@ -484,8 +483,7 @@ public final class PostgresCoordination implements Coordination, AutoCloseable {
   static List<Event> append(Connection c, List<Event.Draft> drafts) throws SQLException {
     List<Event> out = new ArrayList<>(drafts.size());
     for (Event.Draft d : drafts) {
-      requireOne(update(c, "UPDATE counters SET issued = issued + 1 WHERE name = 'event_seq'"), "event counter");
-      Event e = d.numbered(longs(c, "SELECT issued FROM counters WHERE name = 'event_seq'").get(0));
+      Event e = d.numbered(next(c, "event_seq"));
       try (PreparedStatement p = c.prepareStatement("INSERT INTO events(" + Rows.EVENT_COLUMNS
           + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
         p.setLong(1, e.id());
@@ -1333,6 +1331,16 @@ public final class PostgresCoordination implements Coordination, AutoCloseable {
 
   // ---- JDBC helpers ----
 
+  /**
+   * The next number of {@code counter}, in one statement ({@code UPDATE … RETURNING}): the row stays
+   * locked to the commit, so numbers have no gap and the writers are ordered by it.
+   */
+  static long next(Connection c, String counter) throws SQLException {
+    List<Long> n = longs(c, "UPDATE counters SET issued = issued + 1 WHERE name = ? RETURNING issued", counter);
+    requireOne(n.size(), "counter " + counter);
+    return n.get(0);
+  }
+
   static int update(Connection c, String sql, Object... args) throws SQLException {
     try (PreparedStatement p = c.prepareStatement(sql)) {
       bind(p, args);
@@ -1340,7 +1348,7 @@ public final class PostgresCoordination implements Coordination, AutoCloseable {
     }
   }
 
-  private static List<Long> longs(Connection c, String sql, Object... args) throws SQLException {
+  static List<Long> longs(Connection c, String sql, Object... args) throws SQLException {
     List<Long> out = new ArrayList<>();
     try (PreparedStatement p = c.prepareStatement(sql)) {
       bind(p, args);

@@ -99,7 +99,9 @@ public record PostgresOptions(String url, String user, String password, String s
     try {
       text = Files.readString(file, StandardCharsets.UTF_8);
     } catch (IOException | RuntimeException e) {
-      throw new IllegalArgumentException("passwordFile (" + file + ") cannot be read: " + e.getClass().getSimpleName());
+      String why = e instanceof java.nio.file.NoSuchFileException ? "there is no such file"
+          : e instanceof java.nio.file.AccessDeniedException ? "permission denied" : e.getClass().getSimpleName();
+      throw new IllegalArgumentException("passwordFile (" + file + ") cannot be read: " + why);
     }
     String password = text.endsWith("\r\n") ? text.substring(0, text.length() - 2)
         : text.endsWith("\n") ? text.substring(0, text.length() - 1) : text;

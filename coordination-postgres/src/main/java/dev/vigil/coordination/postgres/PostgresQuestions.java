@@ -53,8 +53,7 @@ final class PostgresQuestions {
     } else if (q.askedBy() != null && Rows.run(c, q.askedBy()).isEmpty()) {
       return new Asking.Denied("run " + q.askedBy());
     }
-    PostgresCoordination.requireOne(PostgresCoordination.update(c, "UPDATE counters SET issued = issued + 1 WHERE name = 'question_seq'"), "question counter");
-    long seq = one(c, "SELECT issued FROM counters WHERE name = 'question_seq'");
+    long seq = PostgresCoordination.next(c, "question_seq");
     Question asked = Question.asked(new QuestionId(seq), q, nowMs);
     try (PreparedStatement p = c.prepareStatement("INSERT INTO questions(id, question_key, text, asked_by, ticket_id,"
         + " service, options, state, asked_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, 'OPEN', ?)")) {
@@ -221,13 +220,6 @@ final class PostgresQuestions {
 
   private static Optional<Question> first(List<Question> rows) {
     return rows.isEmpty() ? Optional.empty() : Optional.of(rows.get(0));
-  }
-
-  private static long one(Connection c, String sql) throws SQLException {
-    try (PreparedStatement p = c.prepareStatement(sql); ResultSet rs = p.executeQuery()) {
-      rs.next();
-      return rs.getLong(1);
-    }
   }
 
   private static void bind(PreparedStatement p, Object... args) throws SQLException {

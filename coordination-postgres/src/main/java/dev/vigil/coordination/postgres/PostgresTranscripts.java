@@ -81,14 +81,7 @@ final class PostgresTranscripts {
 
   private static TranscriptEntry append(Connection c, String service, long nowMs, TranscriptEntry.Kind kind,
                                         String text, long outputAt, String restoreId) throws SQLException {
-    PostgresCoordination.requireOne(PostgresCoordination.update(c,
-        "UPDATE counters SET issued = issued + 1 WHERE name = 'transcript_seq'"), "transcript counter");
-    long id;
-    try (PreparedStatement p = c.prepareStatement("SELECT issued FROM counters WHERE name = 'transcript_seq'");
-         ResultSet rs = p.executeQuery()) {
-      rs.next();
-      id = rs.getLong(1);
-    }
+    long id = PostgresCoordination.next(c, "transcript_seq");
     TranscriptEntry e = new TranscriptEntry(id, service, nowMs, kind, TranscriptEntry.bounded(text), outputAt,
         restoreId);
     try (PreparedStatement p = c.prepareStatement("INSERT INTO service_transcript(" + COLUMNS

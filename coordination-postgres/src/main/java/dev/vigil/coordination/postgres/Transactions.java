@@ -158,6 +158,8 @@ final class Transactions {
     String state = String.valueOf(e.getSQLState());
     if (state.startsWith("57P")) {
       return "the server is shutting down or restarting";
+    } else if (e instanceof SQLTransientConnectionException && e.getCause() == null) {
+      return "no connection came free in time (every pooled connection busy, or the server slow to answer)";
     } else if (e instanceof SQLTransientConnectionException || "08001".equals(state) || "08004".equals(state)) {
       return "the server cannot be reached";
     } else if ("28P01".equals(state) || "28000".equals(state)) {

@@ -69,10 +69,10 @@ class PostgresConnectionLossTest {
   @Test
   void C1_C7_C8_endedSessions_loseNoAcknowledgedDecision_andHalfApplyNoVerb() throws Exception {
     PostgresServer server = PostgresServer.get();
-    outage(server, rounds -> {
+    outage(server, (schema, rounds) -> {
       for (int i = 0; i < 8; i++) {
         Thread.sleep(250);
-        rounds.add(server.terminateOtherSessions());
+        rounds.add(server.terminateSessions(schema));
       }
     });
   }
@@ -81,7 +81,7 @@ class PostgresConnectionLossTest {
   void C1_C7_C8_aServerStoppedAndStartedAgain_losesNoAcknowledgedDecision_andHalfAppliesNoVerb() throws Exception {
     PostgresServer server = PostgresServer.get();
     assumeTrue(server.isEmbedded(), "the server is stopped only when the tests started it themselves");
-    outage(server, rounds -> {
+    outage(server, (schema, rounds) -> {
       for (int i = 0; i < 2; i++) {
         Thread.sleep(400);
         server.stop();
@@ -93,7 +93,7 @@ class PostgresConnectionLossTest {
   }
 
   interface Disturbance {
-    void run(List<Integer> rounds) throws Exception;
+    void run(String schema, List<Integer> rounds) throws Exception;
   }
 
   /** What the store told the threads. */
@@ -130,7 +130,7 @@ class PostgresConnectionLossTest {
       threads.forEach(Thread::start);
       List<Integer> rounds = new ArrayList<>();
       try {
-        disturbance.run(rounds);
+        disturbance.run(options.schema(), rounds);
       } finally {
         disturbing.set(false);
       }

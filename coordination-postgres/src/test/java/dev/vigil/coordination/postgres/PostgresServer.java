@@ -24,6 +24,8 @@ import java.util.stream.Stream;
 final class PostgresServer {
   private static final AtomicInteger SCHEMAS = new AtomicInteger();
   private static final java.util.Queue<String> FREE = new java.util.concurrent.ConcurrentLinkedQueue<>();
+  /** The schemas made by {@link #freshOptions}, dropped at the end on a server the tests did not start. */
+  private static final java.util.Set<String> CREATED = java.util.concurrent.ConcurrentHashMap.newKeySet();
   private static final String RUN = Long.toString(ProcessHandle.current().pid(), 36);
   private static PostgresServer shared;
 
@@ -59,7 +61,9 @@ final class PostgresServer {
       String user = System.getenv().getOrDefault("VIGIL_PG_USER", "postgres");
       String file = System.getenv("VIGIL_PG_PASSWORD_FILE");
       String password = file == null ? "" : PostgresOptions.readPasswordFile(Path.of(file));
-      return new PostgresServer(external, user, password, null, null, -1);
+      PostgresServer s = new PostgresServer(external, user, password, null, null, -1);
+      Runtime.getRuntime().addShutdownHook(new Thread(() -> CREATED.forEach(s::drop), "vigil-pg-drop-schemas"));
+      return s;
     }
     try {
       Path data = Files.createTempDirectory("vigil-pg-");
@@ -100,7 +104,9 @@ final class PostgresServer {
   PostgresOptions freshOptions() {
     String schema = FREE.poll();
     if (schema == null) {
-      return options("t_" + RUN + "_" + SCHEMAS.incrementAndGet());
+      schema = "t_" + RUN + "_" + SCHEMAS.incrementAndGet();
+      CREATED.add(schema);
+      return options(schema);
     }
     try (Connection c = connect(); Statement s = c.createStatement()) {
       s.execute("SET search_path TO " + schema + ";"
@@ -140,12 +146,12 @@ final class PostgresServer {
     }
   }
 
-  /** Ends every other session of the store's user on the server, as an administrator or a failover would. */
-  int terminateOtherSessions() throws SQLException {
+  /** Ends every session of the store in {@code schema}, as an administrator or a failover would. */
+  int terminateSessions(String schema) throws SQLException {
     try (Connection c = connect(); Statement s = c.createStatement();
          java.sql.ResultSet rs = s.executeQuery("SELECT COUNT(*) FILTER (WHERE pg_terminate_backend(pid))"
              + " FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND usename = current_user"
-             + " AND datname = current_database() AND application_name = 'vigil'")) {
+             + " AND datname = current_database() AND application_name = 'vigil/" + schema + "'")) {
       rs.next();
       return rs.getInt(1);
     }
