@@ -174,7 +174,9 @@ public final class PostgresCoordination implements Coordination, AutoCloseable {
    * <p>{@link #close()} closes the pool. A process that dies without it leaves nothing to repair: the
    * server rolls back the transactions of its connections.
    *
-   * @throws PostgresUnavailableException if the server cannot be reached, or refused the user or password
+   * @throws PostgresUnavailableException if the server cannot be reached
+   * @throws PostgresRefusedException     if the server refused the password, the user or the database
+   *                                      ({@link PostgresRefusedException#field()} names which)
    * @throws PostgresStoreException       if the store cannot be opened for another reason; the one-line
    *                                      message names the server and the cause, never the password
    */
@@ -192,7 +194,7 @@ public final class PostgresCoordination implements Coordination, AutoCloseable {
     config.setMinimumIdle(1);
     config.setConnectionTimeout(options.connectTimeout().toMillis());
     config.setValidationTimeout(Math.min(options.connectTimeout().toMillis(), 5_000));
-    config.setInitializationFailTimeout(options.connectTimeout().toMillis());
+    config.setInitializationFailTimeout(1); // one attempt: a refused password is not asked again and again
     config.addDataSourceProperty("currentSchema", options.schema());
     config.addDataSourceProperty("options", "-c lock_timeout=" + options.lockTimeout().toMillis());
     config.addDataSourceProperty("ApplicationName", "vigil/" + options.schema()); // pg_stat_activity names the store
@@ -205,9 +207,19 @@ public final class PostgresCoordination implements Coordination, AutoCloseable {
       pool = new HikariDataSource(config);
     } catch (HikariPool.PoolInitializationException e) {
       Throwable cause = e.getCause() == null ? e : e.getCause();
-      if (cause instanceof SQLException s && (Transactions.isConnectionFailure(s) || "28P01".equals(s.getSQLState())
-          || "28000".equals(s.getSQLState()) || "3D000".equals(s.getSQLState()))) {
-        String reason = "3D000".equals(s.getSQLState()) ? "the database does not exist" : Transactions.reason(s);
+      String state = cause instanceof SQLException s ? String.valueOf(s.getSQLState()) : "";
+      if (state.equals("28P01") || state.equals("28000") || state.equals("3D000")) {
+        String field = state.equals("28P01") ? "password" : state.equals("28000") ? "user" : "url";
+        String why = switch (field) {
+          case "password" -> "the server refused the password of user " + options.user();
+          case "user" -> "the server refused user " + options.user() + " (no such role, or not allowed to connect)";
+          default -> "the server has no such database";
+        };
+        throw new PostgresRefusedException(field, "cannot open " + where + ": " + why + " (SQLState " + state + ")",
+            cause);
+      }
+      if (cause instanceof SQLException s && Transactions.isConnectionFailure(s)) {
+        String reason = Transactions.reason(s);
         throw new PostgresUnavailableException(reason, false, "cannot open " + where + ": " + reason + " ("
             + Transactions.oneLine(s) + ")", s);
       }

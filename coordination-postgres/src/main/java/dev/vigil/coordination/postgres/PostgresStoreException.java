@@ -5,7 +5,8 @@ package dev.vigil.coordination.postgres;
  * credentials, not a Vigil schema, written by a newer schema), or a verb could not complete
  * (conflicts past the retry bound, a failed statement, a closed store). The message is one line and
  * names the server (host, port, database and schema; never a password) and the cause. A server that
- * cannot be reached or dropped the connection is the subclass {@link PostgresUnavailableException}.
+ * cannot be reached or dropped the connection is the subclass {@link PostgresUnavailableException}; one that
+ * refused the password, the user or the database, the subclass {@link PostgresRefusedException}.
  */
 public class PostgresStoreException extends RuntimeException {
   private static final long serialVersionUID = 1L;

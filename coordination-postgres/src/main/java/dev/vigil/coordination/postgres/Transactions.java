@@ -162,8 +162,6 @@ final class Transactions {
       return "no connection came free in time (every pooled connection busy, or the server slow to answer)";
     } else if (e instanceof SQLTransientConnectionException || "08001".equals(state) || "08004".equals(state)) {
       return "the server cannot be reached";
-    } else if ("28P01".equals(state) || "28000".equals(state)) {
-      return "the server refused the user or password";
     }
     return "the connection to the server was lost";
   }

@@ -65,6 +65,32 @@ class PostgresOptionsTest {
   }
 
   @Test
+  void aRefusedPassword_user_orDatabase_failsTheOpen_namingTheField_withoutThePassword() throws Exception {
+    PostgresServer server = PostgresServer.get();
+    org.junit.jupiter.api.Assumptions.assumeTrue(server.isEmbedded(), "roles are made only on the tests' own server");
+    try (java.sql.Connection c = server.connect(); java.sql.Statement s = c.createStatement()) {
+      s.execute("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'vigil_pw') THEN"
+          + " CREATE ROLE vigil_pw LOGIN PASSWORD '" + SECRET + "'; END IF; END $$");
+      s.execute("GRANT CREATE ON DATABASE postgres TO vigil_pw");
+    }
+    String url = server.url();
+    PostgresOptions right = PostgresOptions.of(url, "vigil_pw", SECRET).withSchema("s_pw_" + ProcessHandle.current().pid());
+    PostgresCoordination.open(right).close(); // the password travels as a property, and is the right one
+    server.drop(right.schema());
+
+    PostgresRefusedException e = assertThrows(PostgresRefusedException.class,
+        () -> PostgresCoordination.open(PostgresOptions.of(url, "vigil_pw", SECRET + "-wrong")));
+    assertEquals("password", e.field(), e.getMessage());
+    assertTrue(e.getMessage().contains("refused the password of user vigil_pw"), e.getMessage());
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      assertFalse(String.valueOf(t.getMessage()).contains(SECRET), "the password shows in " + t);
+    }
+    e = assertThrows(PostgresRefusedException.class,
+        () -> PostgresCoordination.open(PostgresOptions.of(url.replace("/postgres", "/no_such_db"), "postgres", "")));
+    assertEquals("url", e.field(), e.getMessage());
+  }
+
+  @Test
   void anUnreachableServerFailsTheOpen_asUnavailable_withoutThePasswordInAnyMessage() throws Exception {
     int port;
     try (ServerSocket s = new ServerSocket(0)) {

@@ -83,7 +83,16 @@ final class PostgresServer {
   private static EmbeddedPostgres.Builder builder(Path data, int port) {
     EmbeddedPostgres.Builder b = EmbeddedPostgres.builder().setDataDirectory(data).setCleanDataDirectory(false)
         .setServerConfig("synchronous_commit", "on").setServerConfig("max_connections", "200")
-        .setRegisterShutdownHook(false);
+        .setServerConfig("password_encryption", "scram-sha-256").setRegisterShutdownHook(false)
+        .setDataDirectoryCustomizer(dir -> {
+          try { // the superuser as the tests' user without a password; every other user with one
+            Files.writeString(dir.toPath().resolve("pg_hba.conf"), String.join("\n",
+                "local all all trust", "host all postgres 127.0.0.1/32 trust", "host all postgres ::1/128 trust",
+                "host all all 127.0.0.1/32 scram-sha-256", "host all all ::1/128 scram-sha-256", ""));
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        });
     return port > 0 ? b.setPort(port) : b;
   }
 
