@@ -95,7 +95,7 @@ final class Transactions {
           continue;
         }
         if (isConflict(e)) {
-          throw new PostgresStoreException(where + ": " + verb + " gave up after " + (conflicts + 1)
+          throw new PostgresStoreException(where + ": " + verb + " gave up after " + conflicts
               + " conflicts with concurrent transactions: " + oneLine(e), e);
         }
         throw new PostgresStoreException(where + ": " + verb + " failed: " + oneLine(e), e);
