@@ -670,7 +670,8 @@ public final class PostgresCoordination implements Coordination, AutoCloseable {
   /**
    * claimNext in a few statements: the due tickets locked and read at once ({@code FOR NO KEY UPDATE
    * SKIP LOCKED}: a ticket another transaction holds is passed, and PostgreSQL checks the condition
-   * again on a row that changed before it was locked), moved to LEASED in one batch, their run counts in one query, their runs and leases
+   * again on a row that changed before it was locked), moved to LEASED in one batch, their run counts
+   * in one query, their runs and leases
    * inserted in two batches. A duplicate key (a lease row that should not be there) fails the batch;
    * the caller then rolls back and claims one by one.
    */
@@ -807,8 +808,8 @@ public final class PostgresCoordination implements Coordination, AutoCloseable {
   }
 
   /**
-   * Every start in one transaction: the conditional updates in one JDBC batch (the server runs a batch's
-   * statements in order, so a run named twice is started by the first), then each decision read as
+   * Every start in one transaction: the conditional updates in one JDBC batch (the server runs a
+   * batch's statements in order, so a run named twice is started by the first), then each decision read as
    * {@link #start} reads it.
    */
   @Override
