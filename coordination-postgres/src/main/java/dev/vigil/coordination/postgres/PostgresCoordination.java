@@ -550,10 +550,10 @@ public final class PostgresCoordination implements Coordination, AutoCloseable {
     Objects.requireNonNull(owner, "owner");
     tx.run("registerOwner", c -> {
       try (PreparedStatement p = c.prepareStatement(
-          "INSERT INTO owners(" + Rows.OWNER_COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (owner_id)"
+          "INSERT INTO owners(" + Rows.OWNER_COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (owner_id)"
               + " DO UPDATE SET host = EXCLUDED.host, boot_id = EXCLUDED.boot_id, pid = EXCLUDED.pid,"
               + " start_ticks = EXCLUDED.start_ticks, pgid = EXCLUDED.pgid, build = EXCLUDED.build,"
-              + " started_at_ms = EXCLUDED.started_at_ms")) {
+              + " started_at_ms = EXCLUDED.started_at_ms, host_id = EXCLUDED.host_id")) {
         p.setString(1, owner.id().value());
         p.setString(2, owner.host());
         p.setString(3, owner.identity().bootId());
@@ -562,6 +562,7 @@ public final class PostgresCoordination implements Coordination, AutoCloseable {
         p.setLong(6, owner.identity().pgid());
         p.setString(7, owner.build());
         p.setLong(8, owner.startedAtMs());
+        p.setString(9, owner.hostId());
         p.executeUpdate();
       }
       return null;

@@ -48,7 +48,7 @@ final class Rows {
       + "(SELECT rr.result FROM run_results rr WHERE rr.run_id = runs.run_id) AS result";
   static final String EVENT_COLUMNS = "id, at_ms, kind, ticket_id, run_id, service, verdict, ticket_state, note";
   static final String LEASE_COLUMNS = "ticket_id, run_id, owner_id, expires_at_ms";
-  static final String OWNER_COLUMNS = "owner_id, host, boot_id, pid, start_ticks, pgid, build, started_at_ms";
+  static final String OWNER_COLUMNS = "owner_id, host, boot_id, pid, start_ticks, pgid, build, started_at_ms, host_id";
 
   private Rows() {}
 
@@ -158,7 +158,7 @@ final class Rows {
   static Owner owner(ResultSet rs) throws SQLException {
     return new Owner(new OwnerId(rs.getString("owner_id")), rs.getString("host"),
         new ProcessIdentity(rs.getString("boot_id"), rs.getLong("pid"), rs.getLong("start_ticks"), rs.getLong("pgid")),
-        rs.getString("build"), rs.getLong("started_at_ms"));
+        rs.getString("build"), rs.getLong("started_at_ms"), rs.getString("host_id"));
   }
 
   private static Integer nullableInt(ResultSet rs, String column) throws SQLException {

@@ -78,7 +78,8 @@ final class Schema {
             start_ticks BIGINT NOT NULL CHECK (start_ticks >= 0),
             pgid BIGINT NOT NULL CHECK (pgid > 0),
             build VARCHAR NOT NULL,
-            started_at_ms BIGINT NOT NULL
+            started_at_ms BIGINT NOT NULL,
+            host_id VARCHAR(64)
           )""",
           """
           CREATE TABLE tickets (
