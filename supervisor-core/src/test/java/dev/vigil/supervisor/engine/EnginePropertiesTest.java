@@ -70,7 +70,13 @@ class EnginePropertiesTest {
 
   @Test
   void Q1_Q2_everyTicketSettlesWithExactAttempts() {
-    simulate("Q1 Q2", Simulation.Profile.MIXED, 700).assertSaw(
+    Tally q1 = simulate("Q1 Q2", Simulation.Profile.MIXED, 700);
+    // a hand-started last attempt that fails (its ticket HELD) comes in about one history of a hundred: these
+    // histories hold one each, so that no run of the property misses it
+    for (long seed : new long[] {90, 95, 227}) {
+      q1.add(Simulation.run(Simulation.Profile.MIXED, seed).seen());
+    }
+    q1.assertSaw(
         "every ticket settled", "settled SUCCEEDED", "settled FAILED", "settled LOST", "settled STALLED",
         "settled BLOCKED", "settled PERMANENT_FAILURE", "verdict from the worker's outcome",
         "a worker's result stored with its run", "hand start HandStarted",
