@@ -162,7 +162,10 @@ public final class Engine {
           dispatchWanted = true;
         }
       }
-      if (lifecycle.dispatches() && (dispatchWanted || busy || freed || nowWallMs >= nextDueWallMs)) {
+      // on a store that several hosts share (H1), work submitted through another host's daemon comes with
+      // no event here: each reconcile pass looks at the queue
+      boolean shared = reconcile && ctx.config.hostId() != null;
+      if (lifecycle.dispatches() && (dispatchWanted || busy || freed || shared || nowWallMs >= nextDueWallMs)) {
         dispatchWanted = false;
         status.storeMayHaveChanged();
         nextDueWallMs = scheduler.dispatch(nowMonoMs, nowWallMs);

@@ -37,10 +37,14 @@ class EngineIdleTest {
   private final Map<String, Integer> reads = new TreeMap<>();
 
   private void boot() {
+    boot(null);
+  }
+
+  private void boot(String hostId) {
     b.incarnation++;
     b.daemon = b.world.startDaemon(b.incarnation);
     EngineConfig config = new EngineConfig(new OwnerId("d" + b.incarnation), "bench", b.build, "1.0.0", 1,
-        new Workload(Simulation.LANES, Simulation.TYPES, List.of()), b.timeouts);
+        new Workload(Simulation.LANES, Simulation.TYPES, List.of()), b.timeouts, hostId);
     Ports ports = new Ports(counting(b.coordination), b.world.processesOf(b.daemon), b.world.directories,
         b.world.channel, b.statuses::add, b.events::add, b.schedules);
     b.engine = Engine.boot(config, ports, b.world.monoMs, b.world.wallMs);
@@ -48,6 +52,36 @@ class EngineIdleTest {
 
   private Status lastPublished() {
     return b.statuses.get(b.statuses.size() - 1);
+  }
+
+  /**
+   * On a store that several hosts share, a ticket submitted through another host's daemon reaches this
+   * daemon with no event: its next reconcile pass looks at the queue and claims it; on a store of one host,
+   * where every submission is an event of its one daemon, an idle daemon does not look.
+   */
+  @Test
+  void H1_onASharedStore_workSubmittedElsewhereIsClaimedByTheNextReconcilePass() {
+    for (String hostId : java.util.Arrays.asList("host-a", null)) {
+      Bench fresh = new Bench();
+      EngineConfig config = new EngineConfig(new OwnerId("d1"), "bench", fresh.build, "1.0.0", 1,
+          new Workload(Simulation.LANES, Simulation.TYPES, List.of()), fresh.timeouts, hostId);
+      fresh.incarnation = 1;
+      fresh.daemon = fresh.world.startDaemon(1);
+      fresh.engine = Engine.boot(config, new Ports(fresh.coordination, fresh.world.processesOf(fresh.daemon),
+          fresh.world.directories, fresh.world.channel, fresh.statuses::add, fresh.events::add, fresh.schedules),
+          fresh.world.monoMs, fresh.world.wallMs);
+      fresh.run(2 * Bench.ms(Timeout.RECONCILE));
+      Submission s = fresh.coordination.submit(NewTicket.of(LANE_A, "cmd", "{}"), fresh.world.wallMs); // another host
+      TicketId elsewhere = ((Submission.Accepted) s).ticket().id();
+      fresh.run(Bench.ms(Timeout.RECONCILE) + 10);
+      if (hostId != null) {
+        assertEquals(TicketState.LEASED, fresh.ticket(elsewhere).state(),
+            "H1: the next reconcile pass claimed work submitted through another host");
+      } else {
+        assertEquals(TicketState.READY, fresh.ticket(elsewhere).state(),
+            "one host's store: every submission comes through its daemon, and an idle one reads no queue");
+      }
+    }
   }
 
   @Test
