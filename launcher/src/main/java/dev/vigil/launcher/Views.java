@@ -82,7 +82,13 @@ final class Views {
         t.path("lane").asText(), attempts(t), shortened(command(t), COMMAND_WIDTH),
         labels.isEmpty() ? "" : " [" + labels + "]", t.path("parked").asBoolean() ? " parked" : "",
         wait > 0 ? " due in " + Durations.format(roundedUp(wait)) : "", waits.isEmpty() ? "" : " waits for " + waits,
-        t.hasNonNull("holdReason") ? " (" + t.path("holdReason").asText() + ")" : "", stalled(t, System.currentTimeMillis()));
+        t.hasNonNull("holdReason") ? " (" + t.path("holdReason").asText() + ")" : "",
+        onHost(t) + stalled(t, System.currentTimeMillis()));
+  }
+
+  /** " on host H" for a run, or a running ticket, of a store that several hosts share; else nothing. */
+  static String onHost(JsonNode n) {
+    return n.hasNonNull("host") ? " on host " + n.path("host").asText() : "";
   }
 
   /**
@@ -177,7 +183,7 @@ final class Views {
         r.hasNonNull("pid") ? r.path("pid").asText() : "-", exit(r),
         r.hasNonNull("diagnosis") ? r.path("diagnosis").asText() : r.hasNonNull("stopIntent")
             ? (r.path("stopIntent").asText().equals("TIMEOUT") ? "timed out: being stopped" : "killed: being stopped") : "",
-        r.path("handStarted").asBoolean() ? " (by hand)" : "") + stalled(r, System.currentTimeMillis());
+        r.path("handStarted").asBoolean() ? " (by hand)" : "") + onHost(r) + stalled(r, System.currentTimeMillis());
   }
 
   /**
@@ -394,7 +400,7 @@ final class Views {
             + (r.hasNonNull("pid") ? r.path("pid").asText() : "not known yet") + ", "
             + supervision(r.path("supervision").asText()) + " for "
             + Durations.format(Math.max(0, nowWallMs - since) / 1000 * 1000)
-            + (r.path("handStarted").asBoolean() ? " (started by hand)" : ""));
+            + (r.path("handStarted").asBoolean() ? " (started by hand)" : "") + onHost(r));
       }
     }
     for (JsonNode v : s.path("services")) {

@@ -89,6 +89,12 @@ import java.util.TreeMap;
  *   <li>{@code timeouts}: name → duration; the whole set must pass {@link TimeoutLattice#validate} (S2).
  *   <li>{@code retention}: how long finished tasks are kept before the daily retention job prunes them
  *       (Q18): days ({@code 30d}, the default) or a duration, at least {@code 1h}.
+ *   <li>{@code store}: left out for the embedded H2 file under the home; {@code {"postgresql": {"url":
+ *       "jdbc:postgresql://db:5432/vigil", "user": "vigil", "passwordFile": "pg.password"}}} (with an
+ *       optional {@code schema}, default {@code vigil}, and {@code poolSize}, default 4) for a PostgreSQL
+ *       server that the daemons of several hosts share, one daemon per host (H1).
+ *   <li>{@code hostId}: this host's id among the daemons sharing a PostgreSQL store; by default derived
+ *       from {@code /etc/machine-id} and the home's path ({@link HostIds}). Only with a shared store.
  * </ul>
  */
 public final class ConfigLoader {
@@ -111,9 +117,14 @@ public final class ConfigLoader {
   record ScheduleJson(String name, String cron, String zone, String lane, String type, JsonNode payload,
                       Integer maxAttempts, Integer priority, String timeout, String catchUp, String overlap) {}
 
+  record PostgresJson(String url, String user, String passwordFile, String schema, Integer poolSize) {}
+
+  record StoreJson(PostgresJson postgresql) {}
+
   record FileJson(Map<String, LaneJson> lanes, Integer maxAttempts, RetryJson retry, String durability,
                   Map<String, TypeJson> workerTypes, List<ServiceJson> services, Map<String, String> timeouts,
-                  Integer restartGiveUpCount, List<ScheduleJson> schedules, String retention) {}
+                  Integer restartGiveUpCount, List<ScheduleJson> schedules, String retention, StoreJson store,
+                  String hostId) {}
 
   /**
    * Loads and validates {@code file}, recorded as the configuration's source; a
@@ -238,7 +249,32 @@ public final class ConfigLoader {
     H2Options.Durability durability = f.durability() == null ? d.durability() : durability(f.durability());
     return new VigilConfig(new Workload(List.copyOf(lanes.values()), types, services), maxAttempts, retry, durability,
         lattice, Optional.empty(), schedules(f.schedules(), lanes.keySet(), types, maxAttempts),
-        f.retention() == null ? d.retentionMs() : MaintenanceJobs.age("retention", f.retention()));
+        f.retention() == null ? d.retentionMs() : MaintenanceJobs.age("retention", f.retention()),
+        store(f.store(), base), Optional.ofNullable(f.hostId()));
+  }
+
+  /**
+   * The file's {@code store}: absent or {@code {}} for the embedded H2 file, or {@code postgresql} with a
+   * {@code url}, a {@code user}, an optional {@code passwordFile} (relative to this file; read at each open,
+   * never kept), an optional {@code schema} and {@code poolSize}.
+   */
+  private static StoreConfig store(StoreJson s, Path base) {
+    if (s == null || s.postgresql() == null) {
+      return new StoreConfig.H2();
+    }
+    PostgresJson p = s.postgresql();
+    if (p.url() == null || p.user() == null) {
+      throw new IllegalArgumentException("store.postgresql needs 'url' and 'user'");
+    }
+    Optional<Path> passwordFile = Optional.ofNullable(p.passwordFile())
+        .map(f -> base == null ? Path.of(f) : base.resolve(f).normalize());
+    try {
+      return new StoreConfig.Postgres(p.url(), p.user(), passwordFile,
+          p.schema() == null ? dev.vigil.coordination.postgres.PostgresOptions.DEFAULT_SCHEMA : p.schema(),
+          p.poolSize() == null ? dev.vigil.coordination.postgres.PostgresOptions.DEFAULT_POOL_SIZE : p.poolSize());
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("store.postgresql." + e.getMessage(), e);
+    }
   }
 
   /**

@@ -3,11 +3,9 @@ package dev.vigil.launcher.internal;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.vigil.coordination.OwnerId;
 import dev.vigil.coordination.ProcessIdentity;
-import dev.vigil.coordination.h2.CoordinationStoreException;
 import dev.vigil.coordination.h2.DamagedStoreException;
 import dev.vigil.coordination.h2.H2Coordination;
 import dev.vigil.coordination.h2.H2Options;
-import dev.vigil.coordination.h2.StoreUnavailableException;
 import dev.vigil.supervisor.DaemonLiveness;
 import dev.vigil.supervisor.StoreOutage;
 import dev.vigil.supervisor.engine.Command;
@@ -107,9 +105,12 @@ public final class Daemon implements AutoCloseable {
   private volatile boolean running = true;
   private volatile boolean closing;
   private DaemonLock lock;
-  private H2Options options;
+  /** This host's id among the daemons sharing a store (H1); null for the embedded store, which is one home's. */
+  private String hostId;
+  /** The host of each run in a reply, on a shared store. Scheduling thread only. */
+  private final RunHosts runHosts = new RunHosts();
   /** The open store; null during an outage. Read by the connection threads that answer store commands. */
-  private volatile H2Coordination coordination;
+  private volatile StoreHandle coordination;
   private ProtocolServer server;
   /** The engine incarnation; null during an outage. Only the scheduling thread uses it. */
   private Engine engine;
@@ -264,13 +265,15 @@ public final class Daemon implements AutoCloseable {
       throw new Refused(3, "refused: a daemon (pid " + r.pid() + ") already runs on " + home.dir()
           + " (its heartbeat is " + r.ageMs() + " ms old)");
     }
-    options = storeOptions.apply(H2Options.defaults().withRetryPolicy(config.retry()).withDurability(config.durability()));
     try {
-      coordination = H2Coordination.open(home.databaseFile(), options);
-    } catch (DamagedStoreException e) {
-      throw new Refused(2, StoreOps.damagedLine(e));
+      hostId = config.store().shared() ? HostIds.of(config, home, hostName()) : null;
+    } catch (ConfigException e) {
+      throw new Refused(2, e.getMessage());
+    }
+    try {
+      coordination = StoreHandle.open(config, home, storeOptions);
     } catch (RuntimeException e) {
-      throw new Refused(1, "cannot open the store: " + Wire.oneLine(e.getMessage()));
+      throw StoreHandle.refusal(e, config, home);
     }
     directories = new DiskRunDirectories(home.dir());
     OsProcessTable processes = processTable(1);
@@ -348,7 +351,7 @@ public final class Daemon implements AutoCloseable {
     OwnerId owner = new OwnerId(("d-" + host + "-" + self.pid() + "-" + self.startTicks() + (n == 1 ? "" : "-" + n))
         .replaceAll("[^A-Za-z0-9._:@-]", "_"));
     return new EngineConfig(owner, host, BuildInfo.BUILD, BuildInfo.VERSION, BuildInfo.PROTOCOL, config.workload(),
-        config.timeouts());
+        config.timeouts(), hostId);
   }
 
   private static String hostName() {
@@ -401,12 +404,14 @@ public final class Daemon implements AutoCloseable {
     journal = JournalFile.of(home, ec.owner());
     JournalFile file = journal;
     LogJournal log = new LogJournal();
-    Ports ports = new Ports(coordination, new EarlierIncarnationsClosed(processes), directories, channel, board, e -> {
-      log.record(e);
-      file.record(e);
-      onChange.engineEvent();
-    }, coordination.schedules());
-    coordination.schedules().configure(config.schedules(), wall()); // the file's schedules, their fire state kept
+    StoreHandle store = coordination;
+    Ports ports = new Ports(store.coordination(), new EarlierIncarnationsClosed(processes), directories, channel, board,
+        e -> {
+          log.record(e);
+          file.record(e);
+          onChange.engineEvent();
+        }, store.schedules());
+    store.schedules().configure(config.schedules(), wall()); // the file's schedules, their fire state kept
     Engine e = Engine.boot(ec, ports, mono(), wall());
     if (pausedAtBoot) { // before its first tick, so that it claims nothing
       e.onClientCommand(new Command.Pause(), r -> { }, mono(), wall());
@@ -492,23 +497,9 @@ public final class Daemon implements AutoCloseable {
     }
   }
 
-  /** The store's own failure in {@code e}'s chain of causes, if that is what failed. */
-  private static Optional<CoordinationStoreException> storeFailure(Throwable e) {
-    return CoordinationStoreException.in(e, CoordinationStoreException.class);
-  }
-
-  /** Why the store cannot be used, in a few plain words. */
-  private static String reasonOf(CoordinationStoreException e) {
-    Optional<StoreUnavailableException> u = StoreUnavailableException.in(e);
-    if (u.isPresent()) {
-      return u.get().reason();
-    }
-    Optional<DamagedStoreException> d = DamagedStoreException.in(e);
-    if (d.isPresent()) {
-      return "it is damaged (" + d.get().reason() + "; see vigil store check)";
-    }
-    String m = Wire.oneLine(String.valueOf(e.getMessage()));
-    return m.length() <= 200 ? m : m.substring(0, 197) + "...";
+  /** Why the store cannot be used, in a few plain words, when a failure of the store is what {@code e} is. */
+  private static Optional<String> storeFailure(Throwable e) {
+    return StoreHandle.failure(e);
   }
 
   /**
@@ -516,11 +507,11 @@ public final class Daemon implements AutoCloseable {
    * be recorded), the store closed, every worker left running and connected; reopening starts after
    * the first pause (D5).
    */
-  private void beginOutage(CoordinationStoreException e) {
+  private void beginOutage(String reason, RuntimeException e) {
     pausedAtBoot = engine != null && engine.paused(); // a pause outlives the outage
     engine = null;
     closeStore();
-    StoreOutage.Step step = StoreOutage.begin(home.databaseFile().toString(), reasonOf(e), mono(), wall());
+    StoreOutage.Step step = StoreOutage.begin(StoreHandle.where(config, home), reason, mono(), wall());
     outage = step.outage();
     step.note().ifPresent(n -> LOG.warn("{}", n.line()));
     LOG.debug("the store failure", e);
@@ -529,7 +520,7 @@ public final class Daemon implements AutoCloseable {
 
   /** Closes the store, which may fail (a full disk cannot take the compaction of a clean close). */
   private void closeStore() {
-    H2Coordination c = coordination;
+    StoreHandle c = coordination;
     coordination = null;
     if (c != null) {
       try {
@@ -548,7 +539,7 @@ public final class Daemon implements AutoCloseable {
   private void reopen(long now) {
     StoreOutage o = outage;
     try {
-      coordination = H2Coordination.open(home.databaseFile(), options);
+      coordination = StoreHandle.open(config, home, storeOptions);
     } catch (RuntimeException e) {
       failedAttempt(o, e, now);
       return;
@@ -570,8 +561,8 @@ public final class Daemon implements AutoCloseable {
   }
 
   private void failedAttempt(StoreOutage o, RuntimeException e, long now) {
-    Optional<CoordinationStoreException> store = storeFailure(e);
-    String why = store.map(Daemon::reasonOf).orElseGet(() -> Wire.oneLine(String.valueOf(e.getMessage())));
+    Optional<String> store = storeFailure(e);
+    String why = store.orElseGet(() -> Wire.oneLine(String.valueOf(e.getMessage())));
     if (store.isEmpty()) {
       LOG.error("reopening the store failed", e);
     }
@@ -603,7 +594,7 @@ public final class Daemon implements AutoCloseable {
     if (journal != null) {
       journal.close();
     }
-    H2Coordination c = coordination;
+    StoreHandle c = coordination;
     if (c != null) {
       coordination = null;
       try {
@@ -667,7 +658,16 @@ public final class Daemon implements AutoCloseable {
     if (engine != null) {
       try {
         engine.onClientCommand(cmd, reply -> {
-          peer.send(new Message.Reply(Wire.reply(reply)));
+          ObjectNode wire = Wire.reply(reply);
+          StoreHandle store = coordination;
+          if (hostId != null && store != null) {
+            runHosts.fill(wire, store.coordination().store());
+          }
+          if (wire.path("status") instanceof ObjectNode st) { // where it keeps its decisions, and as which host
+            st.put("store", StoreHandle.where(config, home));
+            st.put("hostId", hostId);
+          }
+          peer.send(new Message.Reply(wire));
           onChange.replied(reply);
         }, mono(), wall());
         return;
@@ -692,12 +692,12 @@ public final class Daemon implements AutoCloseable {
    * the caller goes on as with any other failure.
    */
   private boolean outageFrom(RuntimeException e) {
-    Optional<CoordinationStoreException> store = storeFailure(e);
+    Optional<String> store = storeFailure(e);
     if (store.isEmpty()) {
       return false;
     }
     if (engine != null) {
-      beginOutage(store.get());
+      beginOutage(store.get(), e);
     }
     return true;
   }
@@ -730,14 +730,17 @@ public final class Daemon implements AutoCloseable {
       } else if (m instanceof Message.Command c && StoreOps.OPS.contains(c.op())) {
         // the store answers these itself, on this connection's thread: a check reads every row and a
         // backup pauses every verb for its copy, neither of which the scheduling thread may wait for
-        H2Coordination store = coordination;
+        StoreHandle store = coordination;
         StoreOutage o = outage;
         if (store == null || o != null) {
           peer.send(new Message.Reply(o != null ? Wire.unavailable(o)
               : Wire.error("Unavailable", "the store is closed: the daemon is stopping")));
           return;
         }
-        peer.send(new Message.Reply(StoreOps.answer(store, c.op(), c.args())));
+        Optional<H2Coordination> h2 = store.h2();
+        peer.send(new Message.Reply(h2.isPresent() ? StoreOps.answer(h2.get(), c.op(), c.args())
+            : Wire.error("Invalid", "vigil store " + c.op() + " is for the embedded store; this daemon's store is "
+                + StoreHandle.where(config, home) + ": use the server's own tools (pg_dump, pg_restore)")));
       } else if (m instanceof Message.Command c) {
         Command cmd;
         try {

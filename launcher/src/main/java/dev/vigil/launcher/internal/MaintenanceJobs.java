@@ -104,7 +104,7 @@ public final class MaintenanceJobs {
     addUnlessNamed(schedules, RETENTION, RETENTION_CRON, "{\"job\":\"retention\"}");
     addUnlessNamed(schedules, COMPACT, COMPACT_CRON, "{\"job\":\"compact\"}");
     return new VigilConfig(w, config.maxAttempts(), config.retry(), config.durability(), config.timeouts(),
-        config.source(), schedules, config.retentionMs());
+        config.source(), schedules, config.retentionMs(), config.store(), config.hostId());
   }
 
   /**

@@ -360,7 +360,8 @@ public final class Up {
 
   /**
    * The daemon's classpath, each jar as its copy under the home ({@link JarCopies}): the worker host's
-   * ({@link HostClasspath#HOST}), then the launcher, the H2 store, H2, HikariCP, picocli and cron-utils, then
+   * ({@link HostClasspath#HOST}), then the launcher, the H2 store, H2, the PostgreSQL store and its driver,
+   * HikariCP, picocli and cron-utils, then
    * Logback when this JVM logs through it (the runnable jar
    * does), each where this JVM loaded it from.
    *
@@ -368,7 +369,9 @@ public final class Up {
    */
   static String daemonClasspath(Home home) {
     List<Class<?>> classes = new ArrayList<>(HostClasspath.HOST);
-    classes.addAll(List.of(Up.class, H2Coordination.class, org.h2.Driver.class, com.zaxxer.hikari.HikariDataSource.class,
+    classes.addAll(List.of(Up.class, H2Coordination.class, org.h2.Driver.class,
+        dev.vigil.coordination.postgres.PostgresCoordination.class, org.postgresql.Driver.class,
+        com.zaxxer.hikari.HikariDataSource.class,
         picocli.CommandLine.class, com.cronutils.model.Cron.class)); // cron-utils: the schedules' cron expressions
     for (String logback : List.of("ch.qos.logback.classic.LoggerContext", "ch.qos.logback.core.Context")) {
       try {

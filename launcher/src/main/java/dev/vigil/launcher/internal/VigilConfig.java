@@ -34,10 +34,14 @@ import java.util.Optional;
  * @param schedules   the recurring schedules of the file (Q15), kept in the store at each start
  * @param retentionMs how long finished tasks are kept before the daily retention job prunes them (Q18), ms;
  *                    at least one hour
+ * @param store       where decisions are kept: the embedded H2 file under the home, or a PostgreSQL server
+ *                    that the daemons of several hosts share (H1)
+ * @param hostId      this host's id among the daemons sharing a PostgreSQL store, when configured (else
+ *                    derived, {@link HostIds}); only for a shared store
  */
 public record VigilConfig(Workload workload, int maxAttempts, RetryPolicy retry, H2Options.Durability durability,
                           TimeoutLattice timeouts, Optional<Path> source, List<ScheduleSpec> schedules,
-                          long retentionMs) {
+                          long retentionMs, StoreConfig store, Optional<String> hostId) {
   /** How long finished tasks are kept when the configuration names no {@code retention}: 30 days, ms. */
   public static final long DEFAULT_RETENTION_MS = 30L * 86_400_000L;
   /** The shortest {@code retention}: one hour, ms. */
@@ -53,6 +57,13 @@ public record VigilConfig(Workload workload, int maxAttempts, RetryPolicy retry,
     Objects.requireNonNull(timeouts, "timeouts");
     Objects.requireNonNull(source, "source");
     schedules = List.copyOf(schedules);
+    Objects.requireNonNull(store, "store");
+    Objects.requireNonNull(hostId, "hostId");
+    hostId.ifPresent(dev.vigil.coordination.Owner::checkHostId);
+    if (hostId.isPresent() && !store.shared()) {
+      throw new IllegalArgumentException("hostId is for a store that several hosts share (\"store\": {\"postgresql\":"
+          + " ...}); the embedded store belongs to one home");
+    }
     source = source.map(p -> p.toAbsolutePath().normalize());
     NewTicket.checkMaxAttempts(maxAttempts);
     if (retentionMs < MIN_RETENTION_MS) {
@@ -72,13 +83,13 @@ public record VigilConfig(Workload workload, int maxAttempts, RetryPolicy retry,
     Workload w = new Workload(List.of(new EngineConfig.LaneLimit(Lane.DEFAULT, DEFAULT_LANE_CONCURRENCY)),
         WorkerTypes.of(WorkerTypeSpec.command()), List.of());
     return new VigilConfig(w, NewTicket.DEFAULT_MAX_ATTEMPTS, RetryPolicy.DEFAULT, H2Options.Durability.PROCESS,
-        TimeoutLattice.defaults(), Optional.empty(), List.of(), DEFAULT_RETENTION_MS);
+        TimeoutLattice.defaults(), Optional.empty(), List.of(), DEFAULT_RETENTION_MS, new StoreConfig.H2(), Optional.empty());
   }
 
   /** This configuration, as loaded from {@code file}. */
   public VigilConfig loadedFrom(Path file) {
     return new VigilConfig(workload, maxAttempts, retry, durability, timeouts, Optional.of(file), schedules,
-        retentionMs);
+        retentionMs, store, hostId);
   }
 
   /**
@@ -87,6 +98,6 @@ public record VigilConfig(Workload workload, int maxAttempts, RetryPolicy retry,
    */
   public VigilConfig withWorkerType(WorkerTypeSpec type) {
     return new VigilConfig(workload.with(type), maxAttempts, retry, durability, timeouts, Optional.empty(), schedules,
-        retentionMs);
+        retentionMs, store, hostId);
   }
 }

@@ -706,6 +706,7 @@ public final class Wire {
     o.put("allowedAttempts", t.allowedAttempts());
     o.set("payload", payload(t.payload()));
     o.putNull("stalledSinceMs"); // set only by a reading of the store while no daemon runs (StoreReading)
+    o.putNull("host"); // the host of its run while it runs, on a store that several hosts share (RunHosts)
     return o;
   }
 
@@ -809,11 +810,14 @@ public final class Wire {
     o.put("exitCode", r.exit() == null ? null : r.exit().exitCode());
     o.put("signal", r.exit() == null ? null : r.exit().signal());
     o.putNull("stalledSinceMs"); // set only by a reading of the store while no daemon runs (StoreReading)
+    o.putNull("host"); // its daemon's host, on a store that several hosts share (RunHosts)
     return o;
   }
 
   public static ObjectNode status(Status s) {
-    return JSON.valueToTree(s);
+    ObjectNode o = JSON.valueToTree(s);
+    o.path("runs").forEach(r -> ((ObjectNode) r).putNull("host")); // on a shared store, its daemon's host (RunHosts)
+    return o;
   }
 
   /** The first line of a text, for one-line errors. */

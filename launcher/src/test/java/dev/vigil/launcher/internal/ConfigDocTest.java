@@ -71,6 +71,10 @@ class ConfigDocTest {
     assertEquals(86_400_000, c.timeouts().ms(Timeout.STALE_CLAIM));
     assertEquals(5, c.timeouts().restartGiveUpCount());
     assertEquals(Optional.of(file.toAbsolutePath().normalize()), c.source());
+    StoreConfig.Postgres pg = (StoreConfig.Postgres) c.store();
+    assertEquals("jdbc:postgresql://db.example.com:5432/vigil", pg.url());
+    assertEquals(Optional.of(Path.of("/etc/vigil/pg.password")), pg.passwordFile());
+    assertEquals(Optional.of("build-box-1"), c.hostId());
   }
 
   @Test
@@ -92,7 +96,8 @@ class ConfigDocTest {
     List<String> missing = new ArrayList<>();
     int checked = 0;
     for (Class<?> part : List.of(ConfigLoader.FileJson.class, ConfigLoader.LaneJson.class,
-        ConfigLoader.RetryJson.class, ConfigLoader.TypeJson.class, ConfigLoader.ServiceJson.class)) {
+        ConfigLoader.RetryJson.class, ConfigLoader.TypeJson.class, ConfigLoader.ServiceJson.class,
+        ConfigLoader.PostgresJson.class)) {
       for (RecordComponent rc : part.getRecordComponents()) {
         String name = rc.getName().equals("className") ? "class" : rc.getName();
         checked++;
