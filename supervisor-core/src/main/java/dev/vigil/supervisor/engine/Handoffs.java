@@ -84,7 +84,7 @@ final class Handoffs {
       throw e;
     }
     if (a instanceof AbortClaim.Aborted ab) {
-      ctx.occupancy.freed(ab.ticket().lane());
+      ctx.occupancy.freed(ab.ticket().lane(), ctx.ofThisHost(leaseOwner));
       ctx.record(new EngineEvent.ClaimAborted(run, why, ab.ticket().state()));
       return true;
     } else if (a instanceof AbortClaim.Denied d) {

@@ -271,7 +271,7 @@ final class Settling {
   private void settled(Finish f, Settlement s) {
     RunId run = f.run();
     if (s instanceof Settlement.Settled ok) {
-      ctx.occupancy.freed(ok.ticket().lane());
+      ctx.occupancy.freed(ok.ticket().lane(), ctx.ofThisHost(ok.run().owner()));
       ctx.record(new EngineEvent.Settled(run, f.verdict(), f.diagnosis(), ok.ticket().state(),
           ok.run().exit() == null || (ok.run().exit().exitCode() == null && ok.run().exit().signal() == null) ? null
               : ok.run().exit()));
