@@ -111,6 +111,26 @@ public sealed interface EngineEvent {
   record SettleDenied(RunId run, Settlement.Reason reason) implements EngineEvent {}
 
   /**
+   * H1: a run this daemon supervised (or whose worker said hello to it) was settled, rolled back or had its
+   * exit taken by another owner: an operator of another host released this host while this daemon ran or
+   * was cut off from the store. Its worker, when it lives, is stopped as a lost worker and never told go;
+   * the run is not settled here.
+   *
+   * @param run         the run
+   * @param how         what became of it elsewhere, in words
+   * @param workerAlive whether its worker still lived (and so is being stopped)
+   */
+  record SettledElsewhere(RunId run, String how, boolean workerAlive) implements EngineEvent {
+    /** In plain words, for the daemon's log. */
+    @Override
+    public String toString() {
+      return "run " + run + " is no longer this daemon's: " + how + (workerAlive
+          ? "; its worker here is being stopped as a lost worker and will not be settled here"
+          : "; its worker here has ended and the run is not settled here");
+    }
+  }
+
+  /**
    * Q17: the checkpoint its dead worker left in the directory of {@code run} became its ticket's latest, before
    * the run was settled.
    *
