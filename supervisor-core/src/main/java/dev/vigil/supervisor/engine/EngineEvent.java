@@ -56,8 +56,16 @@ public sealed interface EngineEvent {
     LEAVE_TO_LIVE_OWNER,
     /** A run of another host: left to that host's daemons (H1). */
     LEAVE_TO_ITS_HOST,
-    /** A run of a host an operator released (H1): rolled back when CLAIMED, else settled LOST. */
-    RELEASED_WITH_ITS_HOST
+    /**
+     * A run of a host an operator released (H1): rolled back when CLAIMED, else settled LOST; also a run of
+     * this host whose exit a daemon of the released host took and did not settle.
+     */
+    RELEASED_WITH_ITS_HOST,
+    /**
+     * A release of another host that a daemon of this host began and did not finish (it took the run's exit
+     * and died, H1): the run is settled LOST now, as the release would have.
+     */
+    FINISH_RELEASE
   }
 
   record Recovered(RunId run, RecoveryAction action, String detail) implements EngineEvent {}
