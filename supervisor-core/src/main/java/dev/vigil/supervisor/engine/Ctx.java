@@ -16,7 +16,9 @@ import dev.vigil.supervisor.engine.port.RunDirectories;
 import dev.vigil.supervisor.engine.port.StatusBoard;
 import dev.vigil.supervisor.engine.port.WorkerChannel;
 import java.util.ArrayDeque;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /** What every part of the engine shares: configuration, ports, this incarnation, the laws it applies. */
@@ -44,6 +46,8 @@ final class Ctx {
   private final ArrayDeque<EngineEvent.Settled> recentSettlements = new ArrayDeque<>();
   /** Q11: the occupied slots of every lane, kept in memory. */
   final Occupancy occupancy;
+  /** The owners {@link #otherHost} has read, by id (an owner's row never changes once registered). */
+  private final Map<OwnerId, Owner> owners = new HashMap<>();
   /** The wall clock as of the event being handled (for records of decisions made deep in a step). */
   long nowWallMs;
 
@@ -51,7 +55,7 @@ final class Ctx {
     this.config = config;
     this.coordination = ports.coordination();
     this.store = ports.coordination().store();
-    this.occupancy = new Occupancy(store);
+    this.occupancy = new Occupancy(store, this::ofThisHost);
     this.processes = ports.processes();
     this.directories = ports.directories();
     this.channel = ports.channel();
@@ -96,21 +100,37 @@ final class Ctx {
   }
 
   /**
-   * Whether {@code owner} may still be alive (Q10): this incarnation is; another is provably dead
-   * only when its registered identity matches no live process (C5: by identity, never by a clock).
-   * An owner that never registered cannot be proven dead, so its runs are left alone.
-   */
-  /**
    * The host of {@code owner} when it is another host's (H1): empty for this host's owners, for one
    * registered without a host id, and for one never registered (whose runs are left alone as its own).
+   * An owner's row never changes once registered, so each is read from the store once.
    */
   Optional<String> otherHost(OwnerId owner) {
     if (owner.equals(me)) {
       return Optional.empty();
     }
-    return store.owner(owner).filter(o -> !o.ofHost(config.hostId())).map(Owner::hostId);
+    Owner o = owners.get(owner);
+    if (o == null) {
+      Optional<Owner> stored = store.owner(owner);
+      if (stored.isEmpty()) {
+        return Optional.empty();
+      }
+      o = stored.get();
+      owners.put(owner, o);
+    }
+    return o.ofHost(config.hostId()) ? Optional.empty() : Optional.of(o.hostId());
   }
 
+  /** Whether {@code owner} is of this daemon's host (H1): not {@linkplain #otherHost another host's}. */
+  boolean ofThisHost(OwnerId owner) {
+    return otherHost(owner).isEmpty();
+  }
+
+  /**
+   * Whether {@code owner} may still be alive (Q10): this incarnation is; another is provably dead
+   * only when its registered identity matches no live process (C5: by identity, never by a clock).
+   * An owner that never registered cannot be proven dead, so its runs are left alone. Asked only of
+   * owners of this host (H1): another host's processes are not in this host's process table.
+   */
   boolean ownerMayLive(OwnerId owner) {
     if (owner.equals(me)) {
       return true;

@@ -56,8 +56,16 @@ public sealed interface EngineEvent {
     LEAVE_TO_LIVE_OWNER,
     /** A run of another host: left to that host's daemons (H1). */
     LEAVE_TO_ITS_HOST,
-    /** A run of a host an operator released (H1): rolled back when CLAIMED, else settled LOST. */
-    RELEASED_WITH_ITS_HOST
+    /**
+     * A run of a host an operator released (H1): rolled back when CLAIMED, else settled LOST; also a run of
+     * this host whose exit a daemon of the released host took and did not settle.
+     */
+    RELEASED_WITH_ITS_HOST,
+    /**
+     * A release of another host that a daemon of this host began and did not finish (it took the run's exit
+     * and died, H1): the run is settled LOST now, as the release would have.
+     */
+    FINISH_RELEASE
   }
 
   record Recovered(RunId run, RecoveryAction action, String detail) implements EngineEvent {}
@@ -109,6 +117,26 @@ public sealed interface EngineEvent {
   }
 
   record SettleDenied(RunId run, Settlement.Reason reason) implements EngineEvent {}
+
+  /**
+   * H1: a run this daemon supervised (or whose worker said hello to it) was settled, rolled back or had its
+   * exit taken by another owner: an operator of another host released this host while this daemon ran or
+   * was cut off from the store. Its worker, when it lives, is stopped as a lost worker and never told go;
+   * the run is not settled here.
+   *
+   * @param run         the run
+   * @param how         what became of it elsewhere, in words
+   * @param workerAlive whether its worker still lived (and so is being stopped)
+   */
+  record SettledElsewhere(RunId run, String how, boolean workerAlive) implements EngineEvent {
+    /** In plain words, for the daemon's log. */
+    @Override
+    public String toString() {
+      return "run " + run + " is no longer this daemon's: " + how + (workerAlive
+          ? "; its worker here is being stopped as a lost worker and will not be settled here"
+          : "; its worker here has ended and the run is not settled here");
+    }
+  }
 
   /**
    * Q17: the checkpoint its dead worker left in the directory of {@code run} became its ticket's latest, before

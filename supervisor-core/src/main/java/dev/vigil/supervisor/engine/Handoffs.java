@@ -36,12 +36,14 @@ final class Handoffs {
   private final TaskTable table;
   private final TaskStops stops;
   private final Workers workers;
+  private final Releases releases;
 
-  Handoffs(Ctx ctx, TaskTable table, TaskStops stops, Workers workers) {
+  Handoffs(Ctx ctx, TaskTable table, TaskStops stops, Workers workers, Releases releases) {
     this.ctx = ctx;
     this.table = table;
     this.stops = stops;
     this.workers = workers;
+    this.releases = releases;
   }
 
   /** Launches the worker of a fresh claim, or rolls the claim back when that cannot be done. */
@@ -84,7 +86,7 @@ final class Handoffs {
       throw e;
     }
     if (a instanceof AbortClaim.Aborted ab) {
-      ctx.occupancy.freed(ab.ticket().lane());
+      ctx.occupancy.freed(ab.ticket().lane(), ctx.ofThisHost(leaseOwner));
       ctx.record(new EngineEvent.ClaimAborted(run, why, ab.ticket().state()));
       return true;
     } else if (a instanceof AbortClaim.Denied d) {
@@ -121,20 +123,24 @@ final class Handoffs {
     }
   }
 
-  /** A hello passed its check: the handoff knows the worker that said it, and moves on. */
+  /**
+   * A hello passed its check: the handoff knows the worker that said it, and moves on; a start it
+   * completes is told go by the answer to that hello.
+   */
   void helloAccepted(TaskTable.Tracked t, RunPhase.Handoff h, ProcessIdentity identity, WorkerMessage.Hello hello,
                      long nowMonoMs, long nowWallMs) {
     table.transition(t, h.withHello(identity, hello.build(), hello.tokenHash()));
-    advance(t, (RunPhase.Handoff) t.phase(), nowMonoMs, nowWallMs);
+    advance(t, (RunPhase.Handoff) t.phase(), nowMonoMs, nowWallMs, null, false);
   }
 
   /**
    * Moves a handoff on: start once the worker holds its reservation and its identity is known and
-   * alive (Q3); roll back once a launched worker died before that, with the end of its stderr in the
-   * diagnosis (a JVM that could not start says why only there); time out after launchHandoff.
+   * alive (Q3), and tell it go at once; roll back once a launched worker died before that, with the end
+   * of its stderr in the diagnosis (a JVM that could not start says why only there); time out after
+   * launchHandoff.
    */
   void advance(TaskTable.Tracked t, RunPhase.Handoff h, long nowMonoMs, long nowWallMs) {
-    advance(t, h, nowMonoMs, nowWallMs, null);
+    advance(t, h, nowMonoMs, nowWallMs, null, true);
   }
 
   /**
@@ -153,6 +159,11 @@ final class Handoffs {
    * handoff ready to start is only noted in it, and started by {@link #startAll} with the others.
    */
   void advance(TaskTable.Tracked t, RunPhase.Handoff h, long nowMonoMs, long nowWallMs, Pass pass) {
+    advance(t, h, nowMonoMs, nowWallMs, pass, true);
+  }
+
+  private void advance(TaskTable.Tracked t, RunPhase.Handoff h, long nowMonoMs, long nowWallMs, Pass pass,
+                       boolean goNow) {
     WorkerKey.Task key = t.key();
     IdentityRecord record = ctx.directories.identity(key);
     ProcessIdentity identity = null;
@@ -183,7 +194,7 @@ final class Handoffs {
       if (pass != null) {
         pass.starts.add(new Pending(t, h, rs));
       } else {
-        started(t, h, rs, ctx.coordination.start(t.run, ctx.me, rs), nowMonoMs);
+        started(t, h, rs, ctx.coordination.start(t.run, ctx.me, rs), nowMonoMs, goNow);
       }
       return;
     }
@@ -221,12 +232,17 @@ final class Handoffs {
         pending.stream().map(p -> new StartOf(p.t().run, p.start())).toList());
     for (int i = 0; i < pending.size(); i++) {
       Pending p = pending.get(i);
-      started(p.t(), p.h(), p.start(), decided.get(i), nowMonoMs);
+      started(p.t(), p.h(), p.start(), decided.get(i), nowMonoMs, true);
     }
   }
 
-  /** Moves a handoff on by the store's decision on its start. */
-  private void started(TaskTable.Tracked t, RunPhase.Handoff h, RunStart rs, Start s, long nowMonoMs) {
+  /**
+   * Moves a handoff on by the store's decision on its start: a started run is told go at once
+   * ({@code goNow}; else by the answer to the hello being handled), in the same step as the start's
+   * commit, unless a stop is due instead. A start refused because the run is no longer this daemon's
+   * (H1: rolled back by a release of this host) stops its worker as a lost one.
+   */
+  private void started(TaskTable.Tracked t, RunPhase.Handoff h, RunStart rs, Start s, long nowMonoMs, boolean goNow) {
     if (s instanceof Start.Started st) {
       ctx.record(new EngineEvent.Started(t.run, rs.identity(), rs.build()));
       table.transition(t, RunPhase.Running.begun(rs, RunPhase.Go.PENDING, TimeLimit.startedNow(rs.timeoutMs(), nowMonoMs),
@@ -234,12 +250,31 @@ final class Handoffs {
       StopKind stop = stops.dueAtStart(t, st.run());
       if (stop != null) {
         stops.begin(t, stop, nowMonoMs);
+      } else if (goNow) {
+        goIfPending(t);
       }
     } else if (s instanceof Start.Denied d) {
       ctx.record(new EngineEvent.VerbDenied(t.run, "start", d.reason().toString()));
-      table.transition(t, null); // the store says otherwise; the next reconcile recovers it from the store
+      java.util.Optional<String> how = releases.elsewhere(t);
+      if (how.isPresent()) {
+        releases.release(t, how.get(), nowMonoMs, false);
+      } else {
+        table.transition(t, null); // the store says otherwise; the next reconcile recovers it from the store
+      }
     } else {
       throw new AssertionError(s);
+    }
+  }
+
+  /**
+   * Tells a started worker go (Q3) when it has not been told and no stop is in progress; a worker whose
+   * connection does not take it is told by the answer to its next hello.
+   */
+  void goIfPending(TaskTable.Tracked t) {
+    if (t.phase() instanceof RunPhase.Running r && r.go() == RunPhase.Go.PENDING && r.stop() == null
+        && ctx.channel.send(t.key(), new ToWorker.Welcome(ctx.config.build(), true))) {
+      ctx.record(new EngineEvent.Welcomed(t.key(), true));
+      table.transition(t, r.with(RunPhase.Go.SENT));
     }
   }
 

@@ -5,7 +5,6 @@ import dev.vigil.coordination.Readopt;
 import dev.vigil.coordination.Renewal;
 import dev.vigil.coordination.Run;
 import dev.vigil.coordination.RunId;
-import dev.vigil.coordination.RunState;
 import dev.vigil.supervisor.StopKind;
 import java.util.HashMap;
 import java.util.Map;
@@ -16,7 +15,8 @@ import java.util.Optional;
  * a denial is recorded and decides nothing; an expired lease of a worker alive by identity is
  * re-armed by readopt, C3), look for dead workers by identity and reservation only (C5, Q6), take
  * their exits and settle ({@link Settling}); stop runs whose stop intent is on record (Q12, Q13) and
- * tell workers of parked tickets to stop (Q9); recover
+ * tell workers of parked tickets to stop (Q9); release runs that the store says another owner settled,
+ * rolled back or took ({@link Releases}, H1: their workers are stopped as lost, never settled here); recover
  * every live run that has no live owner and that this daemon does not supervise ({@link Recovery}).
  */
 final class Reconciler {
@@ -25,13 +25,15 @@ final class Reconciler {
   private final Settling settling;
   private final TaskStops stops;
   private final Recovery recovery;
+  private final Releases releases;
 
-  Reconciler(Ctx ctx, TaskTable table, Settling settling, TaskStops stops, Recovery recovery) {
+  Reconciler(Ctx ctx, TaskTable table, Settling settling, TaskStops stops, Recovery recovery, Releases releases) {
     this.ctx = ctx;
     this.table = table;
     this.settling = settling;
     this.stops = stops;
     this.recovery = recovery;
+    this.releases = releases;
   }
 
   /**
@@ -49,12 +51,14 @@ final class Reconciler {
     }
     renew(nowWallMs);
     for (TaskTable.Tracked t : table.all()) {
-      if (!table.current(t)) {
-        continue;
+      if (!table.current(t) || t.phase() instanceof RunPhase.Released) {
+        continue; // a released run's worker is being stopped; the store has nothing more to say of it
       }
       Optional<Run> stored = ctx.store.run(t.run);
-      if (stored.isEmpty() || stored.get().state() == RunState.SETTLED) {
-        table.transition(t, null);
+      Optional<String> elsewhere = stored.isEmpty() ? Optional.of("the store no longer has it")
+          : releases.elsewhere(stored.get());
+      if (elsewhere.isPresent()) { // H1: settled, rolled back or taken by another owner while supervised here
+        releases.release(t, elsewhere.get(), nowMonoMs, false);
         continue;
       }
       if (t.phase() instanceof RunPhase.Running r) {
@@ -83,6 +87,9 @@ final class Reconciler {
       leases.put(l.run(), l);
     }
     for (TaskTable.Tracked t : table.all()) {
+      if (t.phase() instanceof RunPhase.Released) {
+        continue; // no longer this daemon's: it holds no lease
+      }
       Lease l = leases.get(t.run);
       if (l != null && l.owner().equals(ctx.me) && l.expiresAtMs() > nowWallMs) {
         continue;

@@ -88,13 +88,26 @@ final class Recovery {
    *   <li>EXITED whose exit owner is dead → {@code finish} for the dead exit owner with the recorded
    *       facts; EXITED by this owner → finish (a settlement that had not happened).
    * </ol>
+   *
+   * H1 comes first, before any look at a process or a directory: a run of another host is left to that
+   * host, and so is a run of this host whose exit a daemon of another host took (a release of this host
+   * that that host's daemons finish); a run of another host whose exit a daemon of this host took, which
+   * is gone, is a release cut short: it is settled LOST as the release would have.
    */
   private void recover(Run r, boolean atBoot, Map<OwnerId, Boolean> ownerMayLive, long nowMonoMs, long nowWallMs) {
     Optional<String> host = ctx.otherHost(r.owner());
-    if (host.isPresent()) { // H1: its worker, directory and identity are another host's, never judged here
-      if (leftAlone.add(r.id())) {
-        ctx.record(new EngineEvent.Recovered(r.id(), RecoveryAction.LEAVE_TO_ITS_HOST, "run of host " + host.get()));
+    if (r.state() == RunState.EXITED) {
+      Optional<String> exitHost = ctx.otherHost(r.exitOwner().owner());
+      if (host.isPresent() && exitHost.isEmpty()) {
+        finishRelease(r, host.get(), ownerMayLive, nowWallMs);
+        return;
+      } else if (exitHost.isPresent()) { // a release by another host, or that host's own exit: that host settles it
+        leaveToItsHost(r, "exit taken by " + r.exitOwner().owner() + " of host " + exitHost.get());
+        return;
       }
+    }
+    if (host.isPresent()) { // its worker, directory and identity are another host's, never judged here
+      leaveToItsHost(r, "run of host " + host.get());
       return;
     }
     boolean foreignLive = !r.owner().equals(ctx.me) && ownerMayLive.computeIfAbsent(r.owner(), ctx::ownerMayLive);
@@ -197,16 +210,43 @@ final class Recovery {
   }
 
   /**
+   * H1: a run of host {@code hostId}, whose exit a daemon of this host took for a release of that host and did
+   * not settle: settled LOST now (KILLED when a kill was on record) as the release would have, reading nothing of
+   * its directory, once the daemon that took the exit is gone (this daemon when it is the one).
+   */
+  private void finishRelease(Run r, String hostId, Map<OwnerId, Boolean> ownerMayLive, long nowWallMs) {
+    ExitOwner exitOwner = r.exitOwner();
+    boolean mine = exitOwner.owner().equals(ctx.me);
+    if (!mine && ownerMayLive.computeIfAbsent(exitOwner.owner(), ctx::ownerMayLive)) {
+      leave(r, "release of host " + hostId + " in progress by live owner " + exitOwner.owner());
+      return;
+    }
+    ctx.record(new EngineEvent.Recovered(r.id(), RecoveryAction.FINISH_RELEASE, "the release of host " + hostId
+        + " took its exit" + (mine ? "" : " by " + exitOwner + ", which is gone,") + " and did not settle it"));
+    settling.settleLost(r.id(), mine ? exitOwner : ExitOwner.recovery(ctx.me), !mine, r.exit(), releasedWhy(hostId),
+        nowWallMs);
+  }
+
+  /** The diagnosis of a run settled or rolled back because its host was released. */
+  static String releasedWhy(String hostId) {
+    return "host " + hostId + " was released by an operator";
+  }
+
+  /**
    * H1: an operator released host {@code hostId}, which never came back: each of its live runs is rolled back
    * (CLAIMED, nothing spent) or settled as a run without an outcome, LOST through the retry policy (RUNNING, or
    * EXITED and not settled; KILLED when an operator's kill was on record), without a look at any process or
-   * directory, which are that host's. Returns the runs it rolled back or settled.
+   * directory, which are that host's. So is a run of any host whose exit a daemon of the released host took and
+   * did not settle (a release of this host it began). Returns the runs it rolled back or settled.
    */
   List<RunId> releaseHost(String hostId, long nowWallMs) {
-    String why = "host " + hostId + " was released by an operator";
+    String why = releasedWhy(hostId);
     List<RunId> released = new java.util.ArrayList<>();
     for (Run r : ctx.store.liveRuns()) {
-      if (!ctx.otherHost(r.owner()).map(hostId::equals).orElse(false)) {
+      boolean ofHost = ctx.otherHost(r.owner()).map(hostId::equals).orElse(false);
+      boolean exitOfHost = r.state() == RunState.EXITED
+          && ctx.otherHost(r.exitOwner().owner()).map(hostId::equals).orElse(false);
+      if (!ofHost && !exitOfHost) {
         continue;
       }
       ctx.record(new EngineEvent.Recovered(r.id(), RecoveryAction.RELEASED_WITH_ITS_HOST, why));
@@ -232,6 +272,12 @@ final class Recovery {
       }
     }
     return released;
+  }
+
+  private void leaveToItsHost(Run r, String why) {
+    if (leftAlone.add(r.id())) {
+      ctx.record(new EngineEvent.Recovered(r.id(), RecoveryAction.LEAVE_TO_ITS_HOST, why));
+    }
   }
 
   private void leave(Run r, String why) {

@@ -108,6 +108,29 @@ sealed interface RunPhase {
     }
   }
 
+  /**
+   * H1: the store says the run is no longer this daemon's, though its worker may live: it was settled,
+   * rolled back or had its exit taken by another owner (an operator of another host released this host
+   * while this daemon ran or was cut off from the store). The worker is stopped as a lost worker (the
+   * frame, TERM one stopGrace later, KILL one more grace later, every signal identity-gated, so only
+   * this host's processes are reached); it is never told go, and the run is never started, taken or
+   * settled here. Supervision ends once the worker is dead by identity and reservation (C5).
+   *
+   * @param identity the worker's identity if known, else null (an adopted handoff names it in its record)
+   * @param stop     the lost-worker stop (or a stop as hard that was in progress)
+   * @param how      what became of the run elsewhere, in words
+   */
+  record Released(ProcessIdentity identity, Stopping stop, String how) implements RunPhase {
+    Released with(Stopping s) {
+      return new Released(identity, s, how);
+    }
+
+    @Override
+    public ProcessIdentity knownIdentity() {
+      return identity;
+    }
+  }
+
   /** How a handoff began. */
   enum Source { LAUNCHED, ADOPTED }
 

@@ -45,10 +45,12 @@ final class Settling {
 
   private final Ctx ctx;
   private final TaskTable table;
+  private final Releases releases;
 
-  Settling(Ctx ctx, TaskTable table) {
+  Settling(Ctx ctx, TaskTable table, Releases releases) {
     this.ctx = ctx;
     this.table = table;
+    this.releases = releases;
   }
 
   /**
@@ -167,14 +169,20 @@ final class Settling {
     table.transition(t, null);
   }
 
-  /** An exit not taken by this call: settled here when this owner took it before, else recorded as lost. */
+  /**
+   * An exit not taken by this call: settled here when this owner took it before; else another owner took
+   * it or settled the run while this daemon supervised it (H1: this host was released), which is recorded,
+   * and the run is not settled here.
+   */
   private void lost(TaskTable.Tracked t, Exit e, StopKind stoppedBy, boolean neverToldToGo, long nowWallMs) {
     if (e instanceof Exit.Denied d) {
       if (d.reason() == Exit.Reason.ALREADY_TAKEN && d.winner().owner().equals(ctx.me)) {
         Run run = ctx.store.run(t.run).orElseThrow();
         settle(t.run, d.winner(), stoppedBy, neverToldToGo, run.exit(), false, nowWallMs);
       } else {
-        ctx.record(new EngineEvent.ExitLost(t.run, d.reason() + (d.winner() == null ? "" : " by " + d.winner())));
+        String how = ctx.store.run(t.run).flatMap(releases::elsewhere).orElse("its exit was not taken here: "
+            + d.reason() + (d.winner() == null ? "" : " by " + d.winner()));
+        ctx.record(new EngineEvent.SettledElsewhere(t.run, how, false));
       }
     } else if (!(e instanceof Exit.Taken)) {
       throw new AssertionError(e);
@@ -271,7 +279,7 @@ final class Settling {
   private void settled(Finish f, Settlement s) {
     RunId run = f.run();
     if (s instanceof Settlement.Settled ok) {
-      ctx.occupancy.freed(ok.ticket().lane());
+      ctx.occupancy.freed(ok.ticket().lane(), ctx.ofThisHost(ok.run().owner()));
       ctx.record(new EngineEvent.Settled(run, f.verdict(), f.diagnosis(), ok.ticket().state(),
           ok.run().exit() == null || (ok.run().exit().exitCode() == null && ok.run().exit().signal() == null) ? null
               : ok.run().exit()));

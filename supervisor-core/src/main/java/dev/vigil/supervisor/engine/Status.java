@@ -88,7 +88,7 @@ public record Status(int schema, OwnerId owner, long pid, long pidStartTicks, St
     HANDOFF,
     /** Running under this daemon. */
     RUNNING,
-    /** Being stopped (park, other build, operator, idle shutdown). */
+    /** Being stopped (park, other build, operator, idle shutdown, a run settled elsewhere). */
     STOPPING,
     /** A handoff that failed: waiting for the worker to be gone before the claim is rolled back. */
     ABORTING,

@@ -127,6 +127,8 @@ final class TaskTable {
     } else if (p instanceof RunPhase.Running r) {
       return Optional.of(new Supervised(r.stop() == null ? Status.Supervision.RUNNING : Status.Supervision.STOPPING,
           r.start().identity()));
+    } else if (p instanceof RunPhase.Released r) {
+      return Optional.of(new Supervised(Status.Supervision.STOPPING, r.identity()));
     } else {
       throw new AssertionError(p);
     }

@@ -33,16 +33,18 @@ final class Tasks {
   private final Handoffs handoffs;
   private final Recovery recovery;
   private final Reconciler reconciler;
+  private final Releases releases;
 
   Tasks(Ctx ctx, Workers workers) {
     this.ctx = ctx;
     this.workers = workers;
     this.table = new TaskTable(ctx);
     this.stops = new TaskStops(ctx, table, workers);
-    this.settling = new Settling(ctx, table);
-    this.handoffs = new Handoffs(ctx, table, stops, workers);
+    this.releases = new Releases(ctx, table, workers);
+    this.settling = new Settling(ctx, table, releases);
+    this.handoffs = new Handoffs(ctx, table, stops, workers, releases);
     this.recovery = new Recovery(ctx, table, handoffs, settling, stops);
-    this.reconciler = new Reconciler(ctx, table, settling, stops, recovery);
+    this.reconciler = new Reconciler(ctx, table, settling, stops, recovery, releases);
   }
 
   // ---- queries ----
@@ -111,7 +113,9 @@ final class Tasks {
         }
         timeLimit(t, nowMonoMs, nowWallMs);
         stops.advance(t, nowMonoMs);
-        sendGoIfPending(t);
+        handoffs.goIfPending(t);
+      } else if (p instanceof RunPhase.Released r) {
+        releases.advance(t, r, nowMonoMs);
       } else {
         throw new AssertionError(p);
       }
@@ -186,14 +190,6 @@ final class Tasks {
     }
   }
 
-  private void sendGoIfPending(TaskTable.Tracked t) {
-    if (t.phase() instanceof RunPhase.Running r && r.go() == RunPhase.Go.PENDING && r.stop() == null
-        && ctx.channel.send(t.key(), new ToWorker.Welcome(ctx.config.build(), true))) {
-      ctx.record(new EngineEvent.Welcomed(t.key(), true));
-      table.transition(t, r.with(RunPhase.Go.SENT));
-    }
-  }
-
   // ---- stops ----
 
   /** The idle-shutdown stop of a run whose worker quiesced (S5): no signal follows. */
@@ -229,6 +225,8 @@ final class Tasks {
         // every event it has before it ticks)
         table.transition(t, r.with(exit));
         return true;
+      } else if (p instanceof RunPhase.Released r && exit.identity().equals(r.identity())) {
+        return true; // its stop ends at the next look, which finds it dead
       }
     }
     return false;
@@ -243,16 +241,17 @@ final class Tasks {
     });
   }
 
-  /**
-   * A hello for a task run: the reply for the worker's connection (C9, Q3, S6). A run this daemon
-   * does not supervise is recovered first; the hello is checked by {@link HelloCheck} against what
-   * the run's phase knows of its worker.
-   */
   /** H1: releases another host's live runs ({@link Recovery#releaseHost}). */
   List<RunId> releaseHost(String hostId, long nowWallMs) {
     return recovery.releaseHost(hostId, nowWallMs);
   }
 
+  /**
+   * A hello for a task run: the reply for the worker's connection (C9, Q3, S6). A run this daemon
+   * does not supervise is recovered first; the hello is checked by {@link HelloCheck} against what
+   * the run's phase knows of its worker. H1: a run the store says is no longer this daemon's is
+   * released ({@link Releases}) and the hello refused, before any welcome could tell its worker go.
+   */
   ToWorker onHello(WorkerMessage.Hello hello, RunId run, long nowMonoMs, long nowWallMs) {
     Optional<TaskTable.Tracked> found = table.get(run);
     if (found.isEmpty()) {
@@ -260,19 +259,31 @@ final class Tasks {
       if (stored.isEmpty()) {
         return workers.deny(hello, "unknown run " + run);
       }
-      if (stored.get().state() == RunState.SETTLED) {
-        return workers.deny(hello, "run " + run + " is settled (" + stored.get().verdict() + ")");
+      if (stored.get().state() != RunState.SETTLED) {
+        recovery.recover(stored.get(), nowMonoMs, nowWallMs);
+        found = table.get(run);
       }
-      recovery.recover(stored.get(), nowMonoMs, nowWallMs);
-      found = table.get(run);
       if (found.isEmpty()) {
         Run now = ctx.store.run(run).orElseThrow();
-        return workers.deny(hello, "run " + run + " is " + now.state() + " and not supervised by this daemon (owner "
-            + now.owner() + ")");
+        Optional<ToWorker> released = releases.helloOfReleased(hello, now, nowMonoMs);
+        if (released.isPresent()) {
+          return released.get();
+        }
+        return workers.deny(hello, now.state() == RunState.SETTLED
+            ? "run " + run + " is settled (" + now.verdict() + ")" : "run " + run + " is " + now.state() + " and not supervised by this daemon (owner " + now.owner() + ")");
       }
     }
     TaskTable.Tracked t = found.get();
+    if (t.phase() instanceof RunPhase.Running) { // a welcome may tell go: the store's word on the run first
+      Optional<String> how = releases.elsewhere(t);
+      if (how.isPresent()) {
+        releases.release(t, how.get(), nowMonoMs, true);
+      }
+    }
     RunPhase p = t.phase();
+    if (p instanceof RunPhase.Released r) {
+      return releases.refuse(hello, t, r.how());
+    }
     HelloCheck.Expected expected;
     if (p instanceof RunPhase.Aborting) {
       return workers.deny(hello, "run " + run + " is being rolled back: its handoff failed");
@@ -289,6 +300,9 @@ final class Tasks {
     } else if (result instanceof HelloCheck.Result.Accepted a) {
       if (p instanceof RunPhase.Handoff h) {
         handoffs.helloAccepted(t, h, a.identity(), hello, nowMonoMs, nowWallMs);
+        if (t.phase() instanceof RunPhase.Released r) { // its start was refused: the run is no longer this daemon's
+          return releases.refuse(hello, t, r.how());
+        }
       } else if (p instanceof RunPhase.Running r && r.stop() != null) {
         table.transition(t, r.with(r.stop().redeliver())); // the new connection gets the stop on the next tick
       }

@@ -41,6 +41,8 @@ final class Bench {
   SimWorld.DaemonProc daemon;
   int incarnation;
   String build = "b1";
+  /** The host id this bench's daemons register (H1), or null for a store that one host uses. */
+  String hostId;
 
   final TimeoutLattice timeouts;
 
@@ -112,7 +114,7 @@ final class Bench {
     incarnation++;
     daemon = world.startDaemon(incarnation);
     EngineConfig config = new EngineConfig(new OwnerId("d" + incarnation), "bench", build, "1.0.0", 1,
-        new Workload(Simulation.LANES, Simulation.TYPES, services), timeouts);
+        new Workload(Simulation.LANES, Simulation.TYPES, services), timeouts, hostId);
     Ports ports = new Ports(coordination, world.processesOf(daemon), world.directories, world.channel, statuses::add,
         events::add, schedules);
     engine = Engine.boot(config, ports, world.monoMs, world.wallMs);

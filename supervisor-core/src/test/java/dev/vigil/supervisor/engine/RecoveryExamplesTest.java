@@ -4,12 +4,14 @@ import static dev.vigil.supervisor.engine.Simulation.LANE_A;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.vigil.coordination.ExitOwner;
 import dev.vigil.coordination.NewTicket;
 import dev.vigil.coordination.OwnerId;
+import dev.vigil.coordination.ProcessIdentity;
 import dev.vigil.coordination.Run;
 import dev.vigil.coordination.RunExit;
 import dev.vigil.coordination.RunId;
@@ -22,6 +24,7 @@ import dev.vigil.supervisor.TimeoutLattice.Timeout;
 import dev.vigil.supervisor.engine.EngineEvent.RecoveryAction;
 import dev.vigil.supervisor.engine.port.IdentityRecord;
 import dev.vigil.supervisor.engine.port.Signal;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** Each branch of recovery at boot (DESIGN.md §7), as a named example. */
@@ -295,6 +298,105 @@ class RecoveryExamplesTest {
     b.until("settled once the fork is gone", () -> b.run(run).state() == RunState.SETTLED, 5_000);
     assertEquals(Verdict.SUCCEEDED, b.run(run).verdict());
     assertFalse(b.world.workerLives(b.worker(run)));
+  }
+
+  /** A live run of host-b, started by its daemon {@code host-b-d0} (of another boot: never alive to this host). */
+  private RunId runOfHostB() {
+    OwnerId other = new OwnerId("host-b-d0");
+    b.law.registerOwner(new dev.vigil.coordination.Owner(other, "b", new ProcessIdentity(OtherHostDaemon.BOOT, 42, 1, 42),
+        "b1", b.world.wallMs, "host-b"));
+    TicketId t = ((dev.vigil.coordination.Submission.Accepted) b.law.submit(NewTicket.of(LANE_A, "cmd", "{}"),
+        b.world.wallMs)).ticket().id();
+    b.law.claim(t, other, b.world.wallMs, 60_000);
+    RunId run = b.firstRun(t);
+    b.law.start(run, other, new dev.vigil.coordination.RunStart(new ProcessIdentity(OtherHostDaemon.BOOT, 5_001, 9,
+        5_001), "b1", "ab".repeat(32), b.world.wallMs));
+    return run;
+  }
+
+  private long settlements(RunId run, List<EngineEvent> events) {
+    return events.stream().filter(e -> e instanceof EngineEvent.Settled s && s.run().equals(run)).count();
+  }
+
+  @Test
+  void H1_aReleaseCutShortAfterItTookAnExit_isFinishedByTheNextDaemon_andTheRunIsSettledOnce() {
+    b.hostId = "host-a";
+    RunId run = runOfHostB();
+    b.boot();
+    assertEquals(1, b.recovered(RecoveryAction.LEAVE_TO_ITS_HOST).size());
+
+    b.coordination.arm(1, true); // the release takes the run's exit, commits, and the daemon dies before it settles
+    assertNull(b.command(new Command.ReleaseHost("host-b")));
+    assertNull(b.engine, "the daemon died in the middle of the release");
+    assertEquals(RunState.EXITED, b.run(run).state());
+    assertEquals(ExitOwner.recovery(new OwnerId("d1")), b.run(run).exitOwner());
+
+    b.boot();
+    assertEquals(1, b.recovered(RecoveryAction.FINISH_RELEASE).size(), b.events.toString());
+    assertEquals(Verdict.LOST, b.run(run).verdict(), "settled as the release would have");
+    assertTrue(b.run(run).diagnosis().endsWith("host host-b was released by an operator"), b.run(run).diagnosis());
+    assertEquals(TicketState.READY, b.ticket(run.ticket()).state());
+    assertEquals(1, b.ticket(run.ticket()).attemptsUsed());
+
+    Reply again = b.command(new Command.ReleaseHost("host-b")); // the operator asks again: nothing is left
+    assertEquals(List.of(), ((Reply.HostReleased) again).runs());
+    assertEquals(1, settlements(run, b.events), "settled once");
+    assertTrue(b.events(EngineEvent.SettleDenied.class).isEmpty(), b.events.toString());
+  }
+
+  @Test
+  void H1_aReleaseOfThisHostCutShortByTheOtherHost_isLeftToThatHost_whoseNextDaemonFinishesIt() {
+    b.hostId = "host-a";
+    CrashingCoordination atHostB = new CrashingCoordination(b.law);
+    OtherHostDaemon hostB = new OtherHostDaemon("host-b", atHostB, b.schedules, b.timeouts);
+    b.boot();
+    RunId run = runningWorker(Bench.task().work(60_000).stopReact(-1, false));
+    SimWorld.TaskProc worker = b.worker(run);
+    b.world.released = run::equals;
+
+    hostB.boot(b.world.monoMs, b.world.wallMs);
+    atHostB.arm(1, true); // host-b's release takes the exit of host-a's run and its daemon dies
+    assertThrows(SimulatedCrash.class, () -> hostB.command(new Command.ReleaseHost("host-a"), b.world.monoMs,
+        b.world.wallMs));
+    assertEquals(RunState.EXITED, b.run(run).state());
+
+    b.until("host-a's daemon sees its run taken", () -> !b.events(EngineEvent.SettledElsewhere.class).isEmpty(),
+        Bench.ms(Timeout.RECONCILE) + Bench.TICK_MS);
+    assertTrue(b.events(EngineEvent.SettledElsewhere.class).get(0).how().startsWith("its exit was taken by daemon "
+        + "host-b-d1 of host host-b"), b.events(EngineEvent.SettledElsewhere.class).get(0).how());
+    b.until("its worker is stopped", () -> !b.world.workerLives(worker), 3 * Bench.ms(Timeout.STOP_GRACE));
+    b.run(2 * Bench.ms(Timeout.RECONCILE));
+    assertEquals(RunState.EXITED, b.run(run).state(), "host-a leaves it: its exit is host-b's");
+    assertEquals(1, b.recovered(RecoveryAction.LEAVE_TO_ITS_HOST).size(), b.events.toString());
+
+    hostB.boot(b.world.monoMs, b.world.wallMs); // host-b's next daemon finishes what its release began
+    assertEquals(1, hostB.events(EngineEvent.Recovered.class).stream()
+        .filter(r -> r.action() == RecoveryAction.FINISH_RELEASE).count(), hostB.events.toString());
+    assertEquals(Verdict.LOST, b.run(run).verdict());
+    assertEquals(1, settlements(run, hostB.events) + settlements(run, b.events), "settled once");
+    assertTrue(b.events(EngineEvent.SettleDenied.class).isEmpty(), b.events.toString());
+  }
+
+  @Test
+  void H1_aReleaseOfThisHostCutShortByAHostThatNeverComesBack_isFinishedByReleasingThatHost() {
+    b.hostId = "host-a";
+    CrashingCoordination atHostB = new CrashingCoordination(b.law);
+    OtherHostDaemon hostB = new OtherHostDaemon("host-b", atHostB, b.schedules, b.timeouts);
+    b.boot();
+    RunId run = runningWorker(Bench.task().work(60_000).stopReact(-1, false));
+    b.world.released = run::equals;
+    hostB.boot(b.world.monoMs, b.world.wallMs);
+    atHostB.arm(1, true);
+    assertThrows(SimulatedCrash.class, () -> hostB.command(new Command.ReleaseHost("host-a"), b.world.monoMs,
+        b.world.wallMs));
+    b.until("its worker is stopped", () -> !b.world.workerLives(b.worker(run)), 4 * Bench.ms(Timeout.STOP_GRACE));
+
+    Reply r = b.command(new Command.ReleaseHost("host-b")); // host-b is gone for good: host-a's operator releases it
+    assertEquals(List.of(run), ((Reply.HostReleased) r).runs());
+    assertEquals(Verdict.LOST, b.run(run).verdict());
+    assertTrue(b.run(run).diagnosis().endsWith("host host-b was released by an operator"), b.run(run).diagnosis());
+    assertEquals(1, settlements(run, b.events), "settled once");
+    b.until("the ticket runs again and succeeds", () -> b.ticket(run.ticket()).state() == TicketState.SUCCEEDED, 10_000);
   }
 
   @Test

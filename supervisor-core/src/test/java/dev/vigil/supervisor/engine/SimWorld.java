@@ -35,6 +35,7 @@ import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * The operating system under a simulated daemon: processes (pids reused from a small pool, process
@@ -102,6 +103,11 @@ final class SimWorld {
    * exit, answers no hello, drops what workers send, and its workers stay connected.
    */
   boolean outage;
+  /**
+   * Set by the simulation: runs that an operator of another host released while their workers lived (H1):
+   * such a worker may be refused by a daemon after its go, and then leaves as an orphan does.
+   */
+  Predicate<RunId> released = run -> false;
   final Tally seen;
 
   SimWorld(Store store, TimeoutLattice timeouts, Laws laws, Tally seen, long monoMs, long wallMs) {
@@ -835,8 +841,12 @@ final class SimWorld {
           w.seen.saw("go");
         }
       } else if (m instanceof ToWorker.AdoptDenied) {
-        if (gotGo) {
+        if (gotGo && !w.released.test(run)) {
           w.laws.violated("D4 replacement leaves workers alone: working worker " + identity + " of " + run + " was denied");
+        } else if (gotGo) {
+          w.seen.saw("H1 a released run's working worker was refused and left");
+          w.end(this, 5, null); // as an orphan: no outcome
+          return;
         }
         w.seen.saw("task worker denied");
         w.end(this, 3, null);
