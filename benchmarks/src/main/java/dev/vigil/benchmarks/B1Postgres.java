@@ -1,0 +1,244 @@
+package dev.vigil.benchmarks;
+
+import dev.vigil.benchmarks.VigilCycles.Verb;
+import dev.vigil.coordination.postgres.PostgresCoordination;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * B1 on PostgreSQL, in one run on one server ({@link BenchPostgres}), interleaved: Vigil with 1
+ * daemon, db-scheduler with 1 instance, Vigil with 2 daemons, db-scheduler with 2 instances, one-row
+ * durable commits; again, {@code reps} times. Medians and ratios are taken within the run.
+ *
+ * <p>Vigil's cycle is B1's ({@link VigilCycles}: {@code submit ×16 → claimNext(16) → startAll →
+ * takeExitAndFinishAll}) through {@link PostgresCoordination} with its default options, on a fresh
+ * schema per window; with 2 daemons, two stores opened on the same schema (each its own pool) under
+ * two owners claim from the same lane at once, as two hosts would. db-scheduler's side is
+ * {@link DbSchedulerPostgres}. Sizes: {@code --seconds} per Vigil window, {@code --dbs-tasks} tasks
+ * per db-scheduler window (default 20,000; smoke 300), {@code --warmup} seconds of unreported cycling
+ * first (5; smoke 0.2), {@code --commit-seconds} per one-row commit window (2; smoke 0.2),
+ * {@code --settle-ms} before each reading of the server's counters (700; smoke 300: PostgreSQL 14's
+ * sessions report their counts at most every 500 ms). {@code --statements 1} loads
+ * {@code pg_stat_statements} and reports the top statements of the last repetition's 1-instance
+ * windows (a profile of the server's side; it costs both sides some time, so not by default).
+ */
+public final class B1Postgres {
+  /**
+   * One Vigil window.
+   *
+   * @param cycles the cycle's figures
+   * @param load       the server's and this JVM's counters over the window
+   * @param statements the top statements of the window by server time, when profiled
+   */
+  public record Vigil(VigilCycles.Result cycles, BenchPostgres.Counters load,
+                      List<BenchPostgres.StatementCost> statements) {
+    public double perSecond() {
+      return cycles.perSecond();
+    }
+  }
+
+  /**
+   * Every repetition's figures.
+   *
+   * @param one         Vigil, 1 daemon
+   * @param peerOne     db-scheduler, 1 instance
+   * @param two         Vigil, 2 daemons
+   * @param peerTwo     db-scheduler, 2 instances
+   * @param commitsPerS one-row durable commits per second
+   */
+  public record Rep(Vigil one, DbSchedulerPostgres.Result peerOne, Vigil two, DbSchedulerPostgres.Result peerTwo,
+                    double commitsPerS) {}
+
+  /**
+   * @param reps     every repetition
+   * @param server   where the server was ({@link BenchPostgres#describe})
+   * @param settings what the server reported for its durability settings
+   */
+  public record Result(List<Rep> reps, String server, Map<String, String> settings) {
+    public double vigil1() {
+      return median(r -> r.one().perSecond());
+    }
+
+    public double vigil2() {
+      return median(r -> r.two().perSecond());
+    }
+
+    public double peer1() {
+      return median(r -> r.peerOne().perSecond());
+    }
+
+    public double peer2() {
+      return median(r -> r.peerTwo().perSecond());
+    }
+
+    public double commits() {
+      return median(Rep::commitsPerS);
+    }
+
+    double median(Function<Rep, Double> f) {
+      return Stats.median(reps.stream().map(f).toList());
+    }
+
+    String spread(Function<Rep, Double> f) {
+      return Stats.spread(reps.stream().map(f).toList());
+    }
+  }
+
+  private B1Postgres() {}
+
+  public static Result measure(Options o) throws Exception {
+    int dbsTasks = o.integer("dbs-tasks", 20_000, 300);
+    double warmup = o.real("warmup", 5, 0.2);
+    double commitSeconds = o.real("commit-seconds", 2, 0.2);
+    long settle = o.integer("settle-ms", 700, 300);
+    boolean statements = o.integer("statements", 0, 0) != 0;
+    long t0 = System.nanoTime();
+    try (BenchPostgres pg = BenchPostgres.start(o.dir(), statements)) {
+      String server = pg.describe();
+      Map<String, String> settings = pg.settings();
+      System.err.printf("B1 on PostgreSQL: %s, up in %.1f s, %s%n", server, (System.nanoTime() - t0) / 1e9, settings);
+      // warm-up, not reported: every path compiled, the server's caches filled
+      vigil(pg, 1, warmup, 0, false);
+      DbSchedulerPostgres.run(pg, 1, Math.max(100, dbsTasks / 10), 0, false);
+      vigil(pg, 2, warmup / 2, 0, false);
+      DbSchedulerPostgres.run(pg, 2, Math.max(100, dbsTasks / 10), 0, false);
+      pg.oneRowCommits(warmup / 5);
+      List<Rep> reps = new ArrayList<>();
+      for (int i = 0; i < o.reps(); i++) {
+        boolean profile = statements && i == o.reps() - 1;
+        Vigil one = vigil(pg, 1, o.seconds(), settle, profile);
+        DbSchedulerPostgres.Result p1 = DbSchedulerPostgres.run(pg, 1, dbsTasks, settle, profile);
+        Vigil two = vigil(pg, 2, o.seconds(), settle, false);
+        DbSchedulerPostgres.Result p2 = DbSchedulerPostgres.run(pg, 2, dbsTasks, settle, false);
+        double commits = pg.oneRowCommits(commitSeconds);
+        System.err.printf("B1-pg rep %d: vigil1 %.0f/s, db-scheduler×1 %.0f/s (%d dup), vigil2 %.0f/s,"
+                + " db-scheduler×2 %.0f/s (%d dup, %s), commits %.0f/s (load %s)%n", i + 1, one.perSecond(),
+            p1.perSecond(), p1.duplicates(), two.perSecond(), p2.perSecond(), p2.duplicates(), p2.perInstance(),
+            commits, Proc.loadAverage());
+        reps.add(new Rep(one, p1, two, p2, commits));
+      }
+      return new Result(reps, server, settings);
+    }
+  }
+
+  /**
+   * One Vigil window of {@code daemons} stores on a fresh schema, each cycling from its own thread.
+   * The schema is made by an open and close first (its session's counts reported at its end), so that
+   * the window's counters hold the cycles and not the migration.
+   */
+  static Vigil vigil(BenchPostgres pg, int daemons, double seconds, long settleMs, boolean profile) throws Exception {
+    String schema = BenchPostgres.freshSchema("vigil");
+    List<PostgresCoordination> stores = new ArrayList<>();
+    try {
+      PostgresCoordination.open(pg.vigil(schema)).close();
+      for (int i = 0; i < daemons; i++) {
+        stores.add(PostgresCoordination.open(pg.vigil(schema)));
+      }
+      BenchPostgres.Counters before = pg.counters(settleMs);
+      if (profile) {
+        pg.resetStatements();
+      }
+      VigilCycles.Result r = VigilCycles.run(stores, null, seconds);
+      stores.forEach(PostgresCoordination::close);
+      stores.clear();
+      BenchPostgres.Counters load = pg.counters(settleMs).minus(before);
+      return new Vigil(r, load, profile ? pg.statements(12) : List.of());
+    } finally {
+      stores.forEach(PostgresCoordination::close);
+      pg.drop(schema);
+    }
+  }
+
+  public static List<Report> report(Result r, Options o) {
+    List<Report> out = new ArrayList<>();
+    Report t = new Report("B1 on PostgreSQL (" + r.server() + ", " + o.reps() + " interleaved repetitions, medians)",
+        "what", "per second (median, min–max)", "vs db-scheduler, same count", "vs one-row commits");
+    double p1 = r.peer1();
+    double p2 = r.peer2();
+    double commits = r.commits();
+    t.row("Vigil, 1 daemon: submit ×16→claimNext(16)→startAll→takeExitAndFinishAll",
+        r.spread(x -> x.one().perSecond()), Stats.ratio(r.vigil1(), p1), Stats.ratio(r.vigil1(), commits));
+    t.row("Vigil, 2 daemons (two stores, two owners, one lane)", r.spread(x -> x.two().perSecond()),
+        Stats.ratio(r.vigil2(), p2), Stats.ratio(r.vigil2(), commits));
+    t.row("db-scheduler 16.12.0, no-op one-time tasks, 1 instance × " + DbSchedulerPostgres.THREADS
+        + " threads, lock-and-fetch", r.spread(x -> x.peerOne().perSecond()), "1.00×", Stats.ratio(p1, commits));
+    t.row("db-scheduler, 2 instances × " + DbSchedulerPostgres.THREADS + " threads",
+        r.spread(x -> x.peerTwo().perSecond()), "1.00×", Stats.ratio(p2, commits));
+    t.row("one-row durable commits, 1 connection", r.spread(Rep::commitsPerS), Stats.ratio(commits, p1), "1.00×");
+    int dups = r.reps().stream().mapToInt(x -> x.peerOne().duplicates() + x.peerTwo().duplicates()).sum();
+    t.note("Server settings as it reports them: " + r.settings() + ".");
+    t.note("Vigil windows " + o.seconds() + " s each; db-scheduler " + r.reps().get(0).peerOne().tasks()
+        + " tasks per repetition and instance count (first schedule to an empty table), " + dups
+        + " duplicated executions; with 2 instances each ran " + r.reps().stream()
+        .map(x -> x.peerTwo().perInstance().toString()).toList() + " of them.");
+    t.note("Ratios: Vigil with 1 daemon against db-scheduler with 1 instance, 2 against 2.");
+    out.add(t);
+
+    Report c = new Report("B1 on PostgreSQL: the server's work per settled task (median of the repetitions)",
+        "what", "commits", "WAL syncs", "WAL bytes", "rows written", "server CPU µs", "client JVM CPU µs",
+        "wall µs");
+    cost(c, "Vigil, 1 daemon", r, x -> x.one().load(), x -> (double) x.one().cycles().cycles(),
+        x -> x.one().cycles().seconds());
+    cost(c, "Vigil, 2 daemons", r, x -> x.two().load(), x -> (double) x.two().cycles().cycles(),
+        x -> x.two().cycles().seconds());
+    cost(c, "db-scheduler, 1 instance", r, x -> x.peerOne().load(), x -> (double) x.peerOne().tasks(),
+        x -> x.peerOne().seconds());
+    cost(c, "db-scheduler, 2 instances", r, x -> x.peerTwo().load(), x -> (double) x.peerTwo().tasks(),
+        x -> x.peerTwo().seconds());
+    c.note("From the server's own counters (pg_stat_database: commits and rows inserted, updated and deleted in the"
+        + " database; pg_stat_wal: WAL syncs and bytes of the whole server) over each window, read after its sessions"
+        + " closed; CPU from /proc: the server's processes (embedded server only) and this JVM's (every thread, the"
+        + " JIT and GC included). Wall is the window over the tasks it settled.");
+    out.add(c);
+
+    Report v = new Report("B1 on PostgreSQL: per-verb cost (Vigil, 1 daemon, median of the repetitions' medians)",
+        "verb", "median µs", "per ticket µs", "calls per cycle");
+    for (Verb verb : Verb.values()) {
+      double us = Stats.median(r.reps().stream().map(x -> x.one().cycles().medianMicros(verb)).toList());
+      boolean batched = verb != Verb.SUBMIT;
+      v.row(verb.name().toLowerCase().replace('_', ' '), us, batched ? us / VigilCycles.BATCH : us,
+          batched ? "1/16" : "1");
+    }
+    v.note(String.format("one-row durable commit in the same run: %.0f µs", 1e6 / commits));
+    out.add(v);
+
+    Rep last = r.reps().get(r.reps().size() - 1);
+    if (!last.one().statements().isEmpty()) {
+      out.add(statements("Vigil, 1 daemon", last.one().statements(), last.one().cycles().cycles()));
+      out.add(statements("db-scheduler, 1 instance", last.peerOne().statements(), last.peerOne().tasks()));
+    }
+    return out;
+  }
+
+  private static Report statements(String what, List<BenchPostgres.StatementCost> top, long tasks) {
+    Report s = new Report("B1 on PostgreSQL: top statements by server time, " + what + " (pg_stat_statements,"
+        + " last repetition)", "statement", "calls per task", "server µs per task", "µs per call", "rows per call");
+    double all = 0;
+    for (BenchPostgres.StatementCost c : top) {
+      all += c.totalMs();
+    }
+    for (BenchPostgres.StatementCost c : top) {
+      String q = c.query().length() > 160 ? c.query().substring(0, 157) + "…" : c.query();
+      s.row("`" + q.replace("|", "\\|") + "`", (double) c.calls() / tasks, c.totalMs() * 1e3 / tasks,
+          c.totalMs() * 1e3 / Math.max(1, c.calls()), (double) c.rows() / Math.max(1, c.calls()));
+    }
+    s.note(String.format("%d tasks settled in the window; these statements' time: %.0f µs per task. A COMMIT's time"
+        + " includes its WAL flush.", tasks, all * 1e3 / tasks));
+    return s;
+  }
+
+  private static void cost(Report c, String what, Result r, Function<Rep, BenchPostgres.Counters> load,
+                           Function<Rep, Double> tasks, Function<Rep, Double> seconds) {
+    double commits = r.median(x -> load.apply(x).commits() / tasks.apply(x));
+    double syncs = r.median(x -> load.apply(x).walSyncs() / tasks.apply(x));
+    double bytes = r.median(x -> load.apply(x).walBytes() / tasks.apply(x));
+    double rows = r.median(x -> load.apply(x).rowsWritten() / tasks.apply(x));
+    boolean serverKnown = r.reps().stream().allMatch(x -> load.apply(x).serverTicks() >= 0);
+    double server = serverKnown ? r.median(x -> load.apply(x).serverTicks() * 1e6 / Proc.CLK_TCK / tasks.apply(x)) : 0;
+    double jvm = r.median(x -> load.apply(x).jvmTicks() * 1e6 / Proc.CLK_TCK / tasks.apply(x));
+    double wall = r.median(x -> seconds.apply(x) * 1e6 / tasks.apply(x));
+    c.row(what, commits, syncs, bytes, rows, serverKnown ? Stats.fmt(server) : "—", jvm, wall);
+  }
+}
