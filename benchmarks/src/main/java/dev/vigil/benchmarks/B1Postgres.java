@@ -20,9 +20,11 @@ import java.util.function.Function;
  * per db-scheduler window (default 20,000; smoke 300), {@code --warmup} seconds of unreported cycling
  * first (5; smoke 0.2), {@code --commit-seconds} per one-row commit window (2; smoke 0.2),
  * {@code --settle-ms} before each reading of the server's counters (700; smoke 300: PostgreSQL 14's
- * sessions report their counts at most every 500 ms). {@code --statements 1} loads
- * {@code pg_stat_statements} and reports the top statements of the last repetition's 1-instance
- * windows (a profile of the server's side; it costs both sides some time, so not by default).
+ * sessions report their counts at most every 500 ms). {@code --profile 1} profiles the server's side
+ * of the last repetition's windows: the top statements ({@code pg_stat_statements}, loaded for it),
+ * what the window's sessions were doing ({@code pg_stat_activity} sampled every 5 ms) and each
+ * table's access counts ({@code pg_stat_user_tables}); it costs both sides some time, so not by
+ * default.
  */
 public final class B1Postgres {
   /**
@@ -30,10 +32,9 @@ public final class B1Postgres {
    *
    * @param cycles the cycle's figures
    * @param load       the server's and this JVM's counters over the window
-   * @param statements the top statements of the window by server time, when profiled
+   * @param profile    what the server saw of the window, when profiled
    */
-  public record Vigil(VigilCycles.Result cycles, BenchPostgres.Counters load,
-                      List<BenchPostgres.StatementCost> statements) {
+  public record Vigil(VigilCycles.Result cycles, BenchPostgres.Counters load, BenchPostgres.Profile profile) {
     public double perSecond() {
       return cycles.perSecond();
     }
@@ -93,9 +94,9 @@ public final class B1Postgres {
     double warmup = o.real("warmup", 5, 0.2);
     double commitSeconds = o.real("commit-seconds", 2, 0.2);
     long settle = o.integer("settle-ms", 700, 300);
-    boolean statements = o.integer("statements", 0, 0) != 0;
+    boolean profiled = o.integer("profile", 0, 0) != 0;
     long t0 = System.nanoTime();
-    try (BenchPostgres pg = BenchPostgres.start(o.dir(), statements)) {
+    try (BenchPostgres pg = BenchPostgres.start(o.dir(), profiled)) {
       String server = pg.describe();
       Map<String, String> settings = pg.settings();
       System.err.printf("B1 on PostgreSQL: %s, up in %.1f s, %s%n", server, (System.nanoTime() - t0) / 1e9, settings);
@@ -107,11 +108,11 @@ public final class B1Postgres {
       pg.oneRowCommits(warmup / 5);
       List<Rep> reps = new ArrayList<>();
       for (int i = 0; i < o.reps(); i++) {
-        boolean profile = statements && i == o.reps() - 1;
+        boolean profile = profiled && i == o.reps() - 1;
         Vigil one = vigil(pg, 1, o.seconds(), settle, profile);
         DbSchedulerPostgres.Result p1 = DbSchedulerPostgres.run(pg, 1, dbsTasks, settle, profile);
-        Vigil two = vigil(pg, 2, o.seconds(), settle, false);
-        DbSchedulerPostgres.Result p2 = DbSchedulerPostgres.run(pg, 2, dbsTasks, settle, false);
+        Vigil two = vigil(pg, 2, o.seconds(), settle, profile);
+        DbSchedulerPostgres.Result p2 = DbSchedulerPostgres.run(pg, 2, dbsTasks, settle, profile);
         double commits = pg.oneRowCommits(commitSeconds);
         System.err.printf("B1-pg rep %d: vigil1 %.0f/s, db-scheduler×1 %.0f/s (%d dup), vigil2 %.0f/s,"
                 + " db-scheduler×2 %.0f/s (%d dup, %s), commits %.0f/s (load %s)%n", i + 1, one.perSecond(),
@@ -140,11 +141,22 @@ public final class B1Postgres {
       if (profile) {
         pg.resetStatements();
       }
-      VigilCycles.Result r = VigilCycles.run(stores, null, seconds);
+      VigilCycles.Result r;
+      BenchPostgres.WaitSampler sampler = profile ? pg.new WaitSampler("vigil/" + schema, 5) : null;
+      try {
+        r = VigilCycles.run(stores, null, seconds);
+      } finally {
+        if (sampler != null) {
+          sampler.close();
+        }
+      }
       stores.forEach(PostgresCoordination::close);
       stores.clear();
       BenchPostgres.Counters load = pg.counters(settleMs).minus(before);
-      return new Vigil(r, load, profile ? pg.statements(12) : List.of());
+      BenchPostgres.Profile seen = profile ? new BenchPostgres.Profile(pg.statements(12), pg.allStatements(),
+          sampler.shares(),
+          sampler.rounds(), pg.tableStats(schema)) : BenchPostgres.Profile.NONE;
+      return new Vigil(r, load, seen);
     } finally {
       stores.forEach(PostgresCoordination::close);
       pg.drop(schema);
@@ -205,28 +217,69 @@ public final class B1Postgres {
     out.add(v);
 
     Rep last = r.reps().get(r.reps().size() - 1);
-    if (!last.one().statements().isEmpty()) {
-      out.add(statements("Vigil, 1 daemon", last.one().statements(), last.one().cycles().cycles()));
-      out.add(statements("db-scheduler, 1 instance", last.peerOne().statements(), last.peerOne().tasks()));
+    if (!last.one().profile().isEmpty()) {
+      out.add(statements("Vigil, 1 daemon", last.one().profile(), last.one().cycles().cycles()));
+      out.add(statements("db-scheduler, 1 instance", last.peerOne().profile(), last.peerOne().tasks()));
+      out.add(waits(last));
+      out.add(tables("Vigil, 1 daemon", last.one().profile().tables(), last.one().cycles().cycles()));
+      out.add(tables("db-scheduler, 1 instance", last.peerOne().profile().tables(), last.peerOne().tasks()));
     }
     return out;
   }
 
-  private static Report statements(String what, List<BenchPostgres.StatementCost> top, long tasks) {
+  private static Report statements(String what, BenchPostgres.Profile profile, long tasks) {
+    List<BenchPostgres.StatementCost> top = profile.statements();
     Report s = new Report("B1 on PostgreSQL: top statements by server time, " + what + " (pg_stat_statements,"
         + " last repetition)", "statement", "calls per task", "server µs per task", "µs per call", "rows per call");
-    double all = 0;
-    for (BenchPostgres.StatementCost c : top) {
-      all += c.totalMs();
-    }
+    BenchPostgres.StatementCost all = profile.allStatements();
     for (BenchPostgres.StatementCost c : top) {
       String q = c.query().length() > 160 ? c.query().substring(0, 157) + "…" : c.query();
       s.row("`" + q.replace("|", "\\|") + "`", (double) c.calls() / tasks, c.totalMs() * 1e3 / tasks,
           c.totalMs() * 1e3 / Math.max(1, c.calls()), (double) c.rows() / Math.max(1, c.calls()));
     }
-    s.note(String.format("%d tasks settled in the window; these statements' time: %.0f µs per task. A COMMIT's time"
-        + " includes its WAL flush.", tasks, all * 1e3 / tasks));
+    s.note(String.format("%d tasks settled in the window; every statement together: %.1f executions and %.0f µs per"
+        + " task (the foreign-key checks the server runs inside a statement count as executions of their own, and their"
+        + " time is counted in both; execution only: the WAL flush at each commit comes after its statement and is in none of these).", tasks,
+        (double) all.calls() / tasks, all.totalMs() * 1e3 / tasks));
     return s;
+  }
+
+  private static Report waits(Rep last) {
+    List<String> names = List.of("Vigil, 1 daemon", "Vigil, 2 daemons", "db-scheduler, 1 instance",
+        "db-scheduler, 2 instances");
+    List<BenchPostgres.Profile> ps = List.of(last.one().profile(), last.two().profile(), last.peerOne().profile(),
+        last.peerTwo().profile());
+    Report w = new Report("B1 on PostgreSQL: what the sessions were doing (pg_stat_activity every 5 ms, share of"
+        + " session samples, last repetition)", "state, wait", names.get(0), names.get(1), names.get(2), names.get(3));
+    java.util.Set<String> labels = new java.util.LinkedHashSet<>();
+    ps.forEach(p -> labels.addAll(p.waits().keySet()));
+    for (String label : labels) {
+      Object[] row = new Object[5];
+      row[0] = label;
+      for (int i = 0; i < 4; i++) {
+        Double share = ps.get(i).waits().get(label);
+        row[i + 1] = share == null ? "—" : String.format("%.1f%%", 100 * share);
+      }
+      w.row(row);
+    }
+    w.note("Sampling rounds per window: " + ps.stream().map(p -> Long.toString(p.waitRounds())).toList() + ". \"active,"
+        + " CPU\" is a statement running with no wait event (on a CPU or waiting for one); \"idle in transaction\" is a"
+        + " session inside a transaction waiting for the client's next statement (a round trip); IO:WALSync is the"
+        + " commit's flush; Lock:transactionid waits for another transaction's row lock to be released at its end.");
+    return w;
+  }
+
+  private static Report tables(String what, List<BenchPostgres.TableStats> tables, long tasks) {
+    Report t = new Report("B1 on PostgreSQL: table access per task, " + what + " (pg_stat_user_tables, last"
+        + " repetition)", "table", "seq scans", "rows read by seq scans", "index scans", "inserted", "updated",
+        "of which HOT", "deleted");
+    for (BenchPostgres.TableStats s : tables) {
+      double n = tasks;
+      t.row(s.table(), s.seqScans() / n, s.seqRowsRead() / n, s.indexScans() / n, s.inserted() / n, s.updated() / n,
+          s.updated() == 0 ? "—" : String.format("%.0f%%", 100.0 * s.hotUpdated() / s.updated()), s.deleted() / n);
+    }
+    t.note(tasks + " tasks settled in the window; counts since the schema was made (its migration included).");
+    return t;
   }
 
   private static void cost(Report c, String what, Result r, Function<Rep, BenchPostgres.Counters> load,

@@ -288,7 +288,20 @@ final class BenchPostgres implements AutoCloseable {
     return sum;
   }
 
-  /** Forgets the statistics of {@code pg_stat_statements} (with {@code --statements}). */
+  /**
+   * What the profile of one window saw on the server: its top statements, what its sessions were
+   * doing when sampled, and its tables' access counts. {@link #NONE} when the window was not profiled.
+   */
+  record Profile(List<StatementCost> statements, StatementCost allStatements, Map<String, Double> waits,
+                 long waitRounds, List<TableStats> tables) {
+    static final Profile NONE = new Profile(List.of(), new StatementCost("", 0, 0, 0), Map.of(), 0, List.of());
+
+    boolean isEmpty() {
+      return statements.isEmpty() && waits.isEmpty() && tables.isEmpty();
+    }
+  }
+
+  /** Forgets the statistics of {@code pg_stat_statements} (with {@code --profile}). */
   void resetStatements() throws SQLException {
     try (Statement s = monitor.createStatement()) {
       s.execute("SELECT pg_stat_statements_reset()");
@@ -297,7 +310,9 @@ final class BenchPostgres implements AutoCloseable {
 
   /**
    * One statement's figures in {@code pg_stat_statements}: its text as normalized by the server,
-   * calls, total execution time (ms; a COMMIT's includes its WAL flush) and rows.
+   * calls, total execution time (ms) and rows. A transaction's WAL flush at commit is in no
+   * statement's time: the server flushes after the COMMIT statement (or an autocommit statement) has
+   * run.
    */
   record StatementCost(String query, long calls, double totalMs, long rows) {}
 
@@ -313,6 +328,101 @@ final class BenchPostgres implements AutoCloseable {
       }
     }
     return out;
+  }
+
+  /** Every statement since the last reset together (the monitor's own left out), as one. */
+  StatementCost allStatements() throws SQLException {
+    try (Statement s = monitor.createStatement(); ResultSet rs = s.executeQuery("SELECT COALESCE(SUM(calls), 0),"
+        + " COALESCE(SUM(total_exec_time), 0), COALESCE(SUM(rows), 0) FROM pg_stat_statements"
+        + " WHERE query NOT LIKE '%pg_stat%'")) {
+      rs.next();
+      return new StatementCost("all statements", rs.getLong(1), rs.getDouble(2), rs.getLong(3));
+    }
+  }
+
+  /**
+   * One table's access counts in a window ({@code pg_stat_user_tables}): sequential scans and the rows
+   * they read, index scans, rows updated and how many of those were HOT (no index entry written).
+   */
+  record TableStats(String table, long seqScans, long seqRowsRead, long indexScans, long inserted, long updated,
+                    long hotUpdated, long deleted) {}
+
+  /** The access counts of every table in {@code schema} since it was made (read after its sessions closed). */
+  List<TableStats> tableStats(String schema) throws SQLException {
+    List<TableStats> out = new java.util.ArrayList<>();
+    try (PreparedStatement p = monitor.prepareStatement("SELECT relname, seq_scan, seq_tup_read,"
+        + " COALESCE(idx_scan, 0), n_tup_ins, n_tup_upd, n_tup_hot_upd, n_tup_del FROM pg_stat_user_tables"
+        + " WHERE schemaname = ? AND (seq_scan + COALESCE(idx_scan, 0) + n_tup_ins + n_tup_upd + n_tup_del) > 0"
+        + " ORDER BY seq_tup_read + n_tup_ins + n_tup_upd + n_tup_del DESC")) {
+      monitor.createStatement().execute("SELECT pg_stat_clear_snapshot()");
+      p.setString(1, schema);
+      try (ResultSet rs = p.executeQuery()) {
+        while (rs.next()) {
+          out.add(new TableStats(rs.getString(1), rs.getLong(2), rs.getLong(3), rs.getLong(4), rs.getLong(5),
+              rs.getLong(6), rs.getLong(7), rs.getLong(8)));
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Samples, every {@code periodMs}, what the sessions named {@code application} are doing
+   * ({@code pg_stat_activity}: state, wait event type and wait event), from its own session, until
+   * closed; {@link #shares} then gives each state's share of the session samples.
+   */
+  final class WaitSampler implements AutoCloseable {
+    private final Map<String, Long> counts = new java.util.concurrent.ConcurrentHashMap<>();
+    private final java.util.concurrent.atomic.AtomicLong samples = new java.util.concurrent.atomic.AtomicLong();
+    private volatile boolean stop;
+    private final Thread thread;
+
+    WaitSampler(String application, long periodMs) {
+      thread = new Thread(() -> {
+        try (Connection c = connect(); PreparedStatement p = c.prepareStatement("SELECT state,"
+            + " COALESCE(wait_event_type || ':' || wait_event, 'CPU') FROM pg_stat_activity"
+            + " WHERE application_name = ? AND pid <> pg_backend_pid()")) {
+          p.setString(1, application);
+          while (!stop) {
+            try (ResultSet rs = p.executeQuery()) {
+              while (rs.next()) {
+                String state = rs.getString(1);
+                String what = "idle".equals(state) ? "idle (between transactions)"
+                    : "idle in transaction".equals(state) ? "idle in transaction (the client's turn)"
+                    : state + ", " + rs.getString(2);
+                counts.merge(what, 1L, Long::sum);
+              }
+            }
+            samples.incrementAndGet();
+            Thread.sleep(periodMs);
+          }
+        } catch (SQLException | InterruptedException e) {
+          counts.merge("sampler failed: " + e.getMessage(), 1L, Long::sum);
+        }
+      }, "pg-wait-sampler");
+      thread.setDaemon(true);
+      thread.start();
+    }
+
+    /** Share of the session samples by what the session was doing, largest first. */
+    Map<String, Double> shares() {
+      long all = counts.values().stream().mapToLong(Long::longValue).sum();
+      Map<String, Double> out = new LinkedHashMap<>();
+      counts.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+          .forEach(e -> out.put(e.getKey(), all == 0 ? 0 : e.getValue() / (double) all));
+      return out;
+    }
+
+    /** Sampling rounds taken. */
+    long rounds() {
+      return samples.get();
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+      stop = true;
+      thread.join();
+    }
   }
 
   /**

@@ -49,10 +49,10 @@ public final class DbSchedulerPostgres {
    * @param duplicates  task instances executed more than once
    * @param perInstance executions by each scheduler instance
    * @param load        the server's and this JVM's counters over the window
-   * @param statements  the top statements of the window by server time, when profiled
+   * @param profile     what the server saw of the window, when profiled
    */
   public record Result(int tasks, double seconds, int duplicates, List<Integer> perInstance,
-                       BenchPostgres.Counters load, List<BenchPostgres.StatementCost> statements) {
+                       BenchPostgres.Counters load, BenchPostgres.Profile profile) {
     public double perSecond() {
       return tasks / seconds;
     }
@@ -84,7 +84,8 @@ public final class DbSchedulerPostgres {
   /**
    * One window: {@code n} tasks through {@code instances} schedulers. The server's counters are read
    * {@code settleMs} after the schedulers start and after they stop; with {@code profile}, the
-   * statements of the window are read from {@code pg_stat_statements}.
+   * window is profiled ({@link BenchPostgres.Profile}: its statements, its sessions' waits sampled every
+   * 5 ms, its table's access counts).
    */
   public static Result run(BenchPostgres pg, int instances, int n, long settleMs, boolean profile) throws Exception {
     String schema = BenchPostgres.freshSchema("dbs");
@@ -110,6 +111,7 @@ public final class DbSchedulerPostgres {
         config.addDataSourceProperty("currentSchema", schema);
         config.setMaximumPoolSize(THREADS + 2);
         config.setPoolName("db-scheduler-pg-" + i);
+        config.addDataSourceProperty("ApplicationName", "db-scheduler/" + schema);
         HikariDataSource ds = new HikariDataSource(config);
         pools.add(ds);
         AtomicInteger mine = new AtomicInteger();
@@ -130,6 +132,7 @@ public final class DbSchedulerPostgres {
       if (profile) {
         pg.resetStatements();
       }
+      BenchPostgres.WaitSampler sampler = profile ? pg.new WaitSampler("db-scheduler/" + schema, 5) : null;
       long t0 = System.nanoTime();
       AtomicReference<Throwable> failed = new AtomicReference<>();
       List<Thread> feeders = new ArrayList<>();
@@ -173,15 +176,20 @@ public final class DbSchedulerPostgres {
         }
       }
       double seconds = (System.nanoTime() - t0) / 1e9;
+      if (sampler != null) {
+        sampler.close();
+      }
       schedulers.forEach(Scheduler::stop);
       schedulers.clear();
       pools.forEach(HikariDataSource::close);
       pools.clear();
       BenchPostgres.Counters load = pg.counters(settleMs).minus(before);
-      List<BenchPostgres.StatementCost> statements = profile ? pg.statements(12) : List.of();
+      BenchPostgres.Profile seen = profile ? new BenchPostgres.Profile(pg.statements(12), pg.allStatements(),
+          sampler.shares(),
+          sampler.rounds(), pg.tableStats(schema)) : BenchPostgres.Profile.NONE;
       int duplicates = (int) runs.values().stream().filter(a -> a.get() > 1).count();
       return new Result(n, seconds, duplicates, perInstance.stream().map(AtomicInteger::get).toList(), load,
-          statements);
+          seen);
     } finally {
       schedulers.forEach(Scheduler::stop);
       pools.forEach(HikariDataSource::close);
