@@ -166,26 +166,31 @@ public final class B1Postgres {
   public static List<Report> report(Result r, Options o) {
     List<Report> out = new ArrayList<>();
     Report t = new Report("B1 on PostgreSQL (" + r.server() + ", " + o.reps() + " interleaved repetitions, medians)",
-        "what", "per second (median, min–max)", "vs db-scheduler, same count", "vs one-row commits");
+        "what", "per second (median, min–max)", "vs db-scheduler, same count", "the same ratio in each repetition"
+            + " (median, min–max)", "vs one-row commits");
     double p1 = r.peer1();
     double p2 = r.peer2();
     double commits = r.commits();
     t.row("Vigil, 1 daemon: submit ×16→claimNext(16)→startAll→takeExitAndFinishAll",
-        r.spread(x -> x.one().perSecond()), Stats.ratio(r.vigil1(), p1), Stats.ratio(r.vigil1(), commits));
+        r.spread(x -> x.one().perSecond()), Stats.ratio(r.vigil1(), p1),
+        ratios(r, x -> x.one().perSecond() / x.peerOne().perSecond()), Stats.ratio(r.vigil1(), commits));
     t.row("Vigil, 2 daemons (two stores, two owners, one lane)", r.spread(x -> x.two().perSecond()),
-        Stats.ratio(r.vigil2(), p2), Stats.ratio(r.vigil2(), commits));
+        Stats.ratio(r.vigil2(), p2), ratios(r, x -> x.two().perSecond() / x.peerTwo().perSecond()),
+        Stats.ratio(r.vigil2(), commits));
     t.row("db-scheduler 16.12.0, no-op one-time tasks, 1 instance × " + DbSchedulerPostgres.THREADS
-        + " threads, lock-and-fetch", r.spread(x -> x.peerOne().perSecond()), "1.00×", Stats.ratio(p1, commits));
+        + " threads, lock-and-fetch", r.spread(x -> x.peerOne().perSecond()), "1.00×", "—", Stats.ratio(p1, commits));
     t.row("db-scheduler, 2 instances × " + DbSchedulerPostgres.THREADS + " threads",
-        r.spread(x -> x.peerTwo().perSecond()), "1.00×", Stats.ratio(p2, commits));
-    t.row("one-row durable commits, 1 connection", r.spread(Rep::commitsPerS), Stats.ratio(commits, p1), "1.00×");
+        r.spread(x -> x.peerTwo().perSecond()), "1.00×", "—", Stats.ratio(p2, commits));
+    t.row("one-row durable commits, 1 connection", r.spread(Rep::commitsPerS), Stats.ratio(commits, p1), "—",
+        "1.00×");
     int dups = r.reps().stream().mapToInt(x -> x.peerOne().duplicates() + x.peerTwo().duplicates()).sum();
     t.note("Server settings as it reports them: " + r.settings() + ".");
     t.note("Vigil windows " + o.seconds() + " s each; db-scheduler " + r.reps().get(0).peerOne().tasks()
         + " tasks per repetition and instance count (first schedule to an empty table), " + dups
         + " duplicated executions; with 2 instances each ran " + r.reps().stream()
         .map(x -> x.peerTwo().perInstance().toString()).toList() + " of them.");
-    t.note("Ratios: Vigil with 1 daemon against db-scheduler with 1 instance, 2 against 2.");
+    t.note("Ratios: Vigil with 1 daemon against db-scheduler with 1 instance, 2 against 2; \"in each repetition\""
+        + " divides the two windows that ran one after the other.");
     out.add(t);
 
     Report c = new Report("B1 on PostgreSQL: the server's work per settled task (median of the repetitions)",
@@ -225,6 +230,12 @@ public final class B1Postgres {
       out.add(tables("db-scheduler, 1 instance", last.peerOne().profile().tables(), last.peerOne().tasks()));
     }
     return out;
+  }
+
+  private static String ratios(Result r, Function<Rep, Double> f) {
+    List<Double> xs = r.reps().stream().map(f).toList();
+    String med = String.format("%.2f×", Stats.median(xs));
+    return xs.size() == 1 ? med : med + String.format(" (%.2f–%.2f×)", Stats.min(xs), Stats.max(xs));
   }
 
   private static Report statements(String what, BenchPostgres.Profile profile, long tasks) {
