@@ -347,14 +347,16 @@ final class BenchPostgres implements AutoCloseable {
   record TableStats(String table, long seqScans, long seqRowsRead, long indexScans, long inserted, long updated,
                     long hotUpdated, long deleted) {}
 
-  /** The access counts of every table in {@code schema} since it was made (read after its sessions closed). */
+  /**
+   * The access counts of every table in {@code schema} since it was made, read after its sessions
+   * closed (the monitor session runs each query in a transaction of its own, so each sees fresh counts).
+   */
   List<TableStats> tableStats(String schema) throws SQLException {
     List<TableStats> out = new java.util.ArrayList<>();
     try (PreparedStatement p = monitor.prepareStatement("SELECT relname, seq_scan, seq_tup_read,"
         + " COALESCE(idx_scan, 0), n_tup_ins, n_tup_upd, n_tup_hot_upd, n_tup_del FROM pg_stat_user_tables"
         + " WHERE schemaname = ? AND (seq_scan + COALESCE(idx_scan, 0) + n_tup_ins + n_tup_upd + n_tup_del) > 0"
         + " ORDER BY seq_tup_read + n_tup_ins + n_tup_upd + n_tup_del DESC")) {
-      monitor.createStatement().execute("SELECT pg_stat_clear_snapshot()");
       p.setString(1, schema);
       try (ResultSet rs = p.executeQuery()) {
         while (rs.next()) {
