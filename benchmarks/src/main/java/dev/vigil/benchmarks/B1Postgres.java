@@ -178,7 +178,8 @@ public final class B1Postgres {
         Stats.ratio(r.vigil2(), p2), ratios(r, x -> x.two().perSecond() / x.peerTwo().perSecond()),
         Stats.ratio(r.vigil2(), commits));
     t.row("db-scheduler 16.12.0, no-op one-time tasks, 1 instance × " + DbSchedulerPostgres.THREADS
-        + " threads, lock-and-fetch", r.spread(x -> x.peerOne().perSecond()), "1.00×", "—", Stats.ratio(p1, commits));
+        + " threads, lock-and-fetch", r.spread(x -> x.peerOne().perSecond()), "1.00×", "—",
+        Stats.ratio(p1, commits));
     t.row("db-scheduler, 2 instances × " + DbSchedulerPostgres.THREADS + " threads",
         r.spread(x -> x.peerTwo().perSecond()), "1.00×", "—", Stats.ratio(p2, commits));
     t.row("one-row durable commits, 1 connection", r.spread(Rep::commitsPerS), Stats.ratio(commits, p1), "—",
@@ -250,7 +251,8 @@ public final class B1Postgres {
     }
     s.note(String.format("%d tasks settled in the window; every statement together: %.1f executions and %.0f µs per"
         + " task (the foreign-key checks the server runs inside a statement count as executions of their own, and their"
-        + " time is counted in both; execution only: the WAL flush at each commit comes after its statement and is in none of these).", tasks,
+        + " time is counted in both; execution only: the WAL flush at each commit comes after its statement and"
+        + " is in none of these).", tasks,
         (double) all.calls() / tasks, all.totalMs() * 1e3 / tasks));
     return s;
   }
