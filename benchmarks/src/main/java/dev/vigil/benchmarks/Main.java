@@ -9,7 +9,7 @@ import java.util.List;
 
 /**
  * The end-to-end drivers: {@code java -cp benchmarks/target/benchmarks.jar dev.vigil.benchmarks.Main
- * WHAT [options]}, WHAT one of {@code b1 b3 b4 b6 daemon host jfr-summary}; each prints its tables in
+ * WHAT [options]}, WHAT one of {@code b1 b1-pg b3 b4 b6 daemon host jfr-summary}; each prints its tables in
  * Markdown on stdout (progress on stderr). The JMH benchmarks (B2) run with
  * {@code java -jar benchmarks/target/benchmarks.jar}. See docs/PERFORMANCE.md for each command.
  */
@@ -18,7 +18,7 @@ public final class Main {
 
   public static void main(String[] args) throws Exception {
     if (args.length == 0) {
-      System.err.println("usage: Main b1|b3|b4|b6|daemon|host|jfr-summary [--reps N] [--seconds S] [--smoke] [--dir DIR] [--NAME VALUE]…");
+      System.err.println("usage: Main b1|b1-pg|b3|b4|b6|daemon|host|jfr-summary [--reps N] [--seconds S] [--smoke] [--dir DIR] [--NAME VALUE]…");
       System.exit(2);
     }
     String what = args[0];
@@ -36,6 +36,7 @@ public final class Main {
     try {
       switch (what) {
         case "b1" -> reports.addAll(B1Coordination.report(B1Coordination.measure(o), o));
+        case "b1-pg" -> reports.addAll(B1Postgres.report(B1Postgres.measure(o), o));
         case "b3" -> reports.addAll(B3EndToEnd.report(B3EndToEnd.measure(o), o));
         case "b4" -> reports.addAll(B4Readoption.report(B4Readoption.measure(o), o));
         case "b6" -> reports.addAll(B6StoreScale.report(B6StoreScale.measure(o), o));

@@ -1,6 +1,7 @@
 package dev.vigil.benchmarks;
 
 import dev.vigil.coordination.Claim;
+import dev.vigil.coordination.Coordination;
 import dev.vigil.coordination.EndOf;
 import dev.vigil.coordination.ExitAndFinish;
 import dev.vigil.coordination.ExitOwner;
@@ -22,6 +23,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -34,7 +36,9 @@ import java.util.concurrent.CyclicBarrier;
  * starts and settles, each in one transaction), from 1 or more threads, each its own owner. A cycle
  * is one settled ticket. Compaction pauses are seen from outside: {@link H2Coordination} compacts
  * by {@code SHUTDOWN COMPACT}, which moves a new file over the old one, so a new inode of the
- * database file after a verb marks a compaction, and that verb's time is its pause.
+ * database file after a verb marks a compaction, and that verb's time is its pause. The same cycle
+ * runs on any {@link Coordination} ({@link #run(List, Path, double)}: one store per thread, e.g. a
+ * PostgreSQL store per daemon, as on separate hosts).
  */
 public final class VigilCycles {
   /** Tickets per claimNext, as the cycle. */
@@ -81,12 +85,22 @@ public final class VigilCycles {
 
   /** Runs the cycle on an open store whose file is {@code file}. */
   public static Result run(H2Coordination h2, Path file, int threads, double seconds) throws Exception {
+    return run(Collections.nCopies(threads, h2), file, seconds);
+  }
+
+  /**
+   * Runs the cycle from one thread per store in {@code stores} (the same store several times for
+   * threads sharing it), thread {@code i} as owner {@code d-bench-i}. {@code file} is the H2 file whose
+   * inode marks compactions, or null for a store without one.
+   */
+  public static Result run(List<? extends Coordination> stores, Path file, double seconds) throws Exception {
+    int threads = stores.size();
     Map<Verb, List<Long>> nanos = new EnumMap<>(Verb.class);
     for (Verb v : Verb.values()) {
       nanos.put(v, new ArrayList<>());
     }
     List<Double> pauses = new ArrayList<>();
-    AtomicReference<Object> inode = new AtomicReference<>(inode(file));
+    AtomicReference<Object> inode = new AtomicReference<>(file == null ? null : inode(file));
     CyclicBarrier go = new CyclicBarrier(threads + 1);
     long[] cycles = new long[threads];
     List<Thread> workers = new ArrayList<>();
@@ -101,7 +115,7 @@ public final class VigilCycles {
         }
         List<Double> myPauses = new ArrayList<>();
         try {
-          Loop loop = new Loop(h2, file, new OwnerId("d-bench-" + me), inode, mine, myPauses);
+          Loop loop = new Loop(stores.get(me), file, new OwnerId("d-bench-" + me), inode, mine, myPauses);
           go.await();
           long end = window[1];
           while (System.nanoTime() < end) {
@@ -139,7 +153,7 @@ public final class VigilCycles {
 
   /** One thread's cycle. */
   private static final class Loop {
-    private final H2Coordination h2;
+    private final Coordination h2;
     private final Path file;
     private final OwnerId owner;
     private final ExitOwner exitOwner;
@@ -148,7 +162,7 @@ public final class VigilCycles {
     private final Map<Verb, List<Long>> nanos;
     private final List<Double> pauses;
 
-    Loop(H2Coordination h2, Path file, OwnerId owner, AtomicReference<Object> inode, Map<Verb, List<Long>> nanos,
+    Loop(Coordination h2, Path file, OwnerId owner, AtomicReference<Object> inode, Map<Verb, List<Long>> nanos,
         List<Double> pauses) {
       this.h2 = h2;
       this.file = file;
@@ -207,6 +221,9 @@ public final class VigilCycles {
     private void timed(Verb v, long t0) throws IOException {
       long d = System.nanoTime() - t0;
       nanos.get(v).add(d);
+      if (file == null) {
+        return;
+      }
       Object seen = inode.get();
       Object now = inode(file);
       if (now != null && !now.equals(seen) && inode.compareAndSet(seen, now)) {
