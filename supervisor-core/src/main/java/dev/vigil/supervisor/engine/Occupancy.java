@@ -103,6 +103,15 @@ final class Occupancy {
     }
   }
 
+  /**
+   * A run of this host was settled or rolled back by another owner (H1: a release of this host): its slot is
+   * free; counted again from the store at the next question.
+   */
+  void freedElsewhere() {
+    freedSinceAsked = true;
+    live = null;
+  }
+
   /** Whether a run was settled or rolled back since the last {@link #takeFreed}. */
   boolean freedPending() {
     return freedSinceAsked;

@@ -90,6 +90,7 @@ final class Releases {
   private void release(TaskTable.Tracked t, ProcessIdentity identity, String how, long nowMonoMs, boolean delivered) {
     boolean alive = !Liveness.dead(ctx.processes, ctx.directories, t.key(), identity);
     ctx.record(new EngineEvent.SettledElsewhere(t.run, how, alive));
+    ctx.occupancy.freedElsewhere(); // its slot is free once the store says so (the worker's stop takes none)
     if (!alive) {
       table.transition(t, null);
       return;

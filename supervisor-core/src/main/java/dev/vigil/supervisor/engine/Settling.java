@@ -70,7 +70,9 @@ final class Settling {
 
   /**
    * Takes the exit and settles when the worker of {@code t} is dead by identity and reservation
-   * (C5); a dead worker this incarnation launched waits for the shell's exit report first.
+   * (C5); a dead worker this incarnation launched waits for the shell's exit report first. A run
+   * the store says is no longer this daemon's (H1: a release of this host) is only recorded: its
+   * checkpoint is not kept, its exit not taken, and it is not settled here.
    */
   Look settleIfDead(TaskTable.Tracked t, RunPhase.Running r, long nowMonoMs, long nowWallMs) {
     return settleIfDead(t, r, nowMonoMs, nowWallMs, null);
@@ -99,12 +101,19 @@ final class Settling {
     RunExit facts = facts(t.run, reported ? r.exit().at(nowWallMs) : RunExit.unknown(nowWallMs), nowWallMs);
     StopKind stoppedBy = r.stop() == null ? null : r.stop().kind();
     boolean neverToldToGo = r.go() == RunPhase.Go.PENDING;
+    Optional<Run> stored = ctx.store.run(t.run);
+    Optional<String> elsewhere = stored.isEmpty() ? Optional.of("the store no longer has it")
+        : releases.elsewhere(stored.get());
+    if (elsewhere.isPresent()) { // H1: no longer this daemon's: no checkpoint kept, no exit taken, no finish
+      releases.release(t, elsewhere.get(), nowMonoMs, false);
+      return Look.ENDED;
+    }
     keepCheckpoint(t.run, nowWallMs);
     Exit e;
     if (reported) {
       // the supervisor's own exit: taken and settled in one transaction (a finish refused leaves the
       // run EXITED by this owner, as below)
-      Finish f = finishOf(t.run, claimant, outcome(t.run), stoppedBy, neverToldToGo, facts, false, nowWallMs);
+      Finish f = finishOf(stored, t.run, claimant, outcome(t.run), stoppedBy, neverToldToGo, facts, false, nowWallMs);
       if (pass != null) {
         pass.own.add(new Own(t, new EndOf(t.run, claimant, facts, f), stoppedBy, neverToldToGo));
         return Look.ENDED;
@@ -247,7 +256,14 @@ final class Settling {
    */
   private Finish finishOf(RunId run, ExitOwner claimant, Verdicts.Outcome outcome, StopKind stoppedBy,
                           boolean neverToldToGo, RunExit exit, boolean forDeadExitOwner, long nowWallMs) {
-    Optional<Run> stored = ctx.store.run(run);
+    return finishOf(ctx.store.run(run), run, claimant, outcome, stoppedBy, neverToldToGo, exit, forDeadExitOwner,
+        nowWallMs);
+  }
+
+  /** As above, with the run as just read from the store. */
+  private Finish finishOf(Optional<Run> stored, RunId run, ExitOwner claimant, Verdicts.Outcome outcome,
+                          StopKind stoppedBy, boolean neverToldToGo, RunExit exit, boolean forDeadExitOwner,
+                          long nowWallMs) {
     StopIntent intent = stored.map(Run::stopIntent).orElse(null);
     long timeoutMs = stored.map(Run::start).map(s -> s.timeoutMs()).orElse(0L);
     Verdicts.Judgement j = Verdicts.judge(new Verdicts.Ending(outcome, exit, stoppedBy, neverToldToGo, intent,

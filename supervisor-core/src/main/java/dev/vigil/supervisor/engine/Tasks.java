@@ -20,7 +20,8 @@ import java.util.Optional;
  * kept by the {@link TaskTable}. Each phase of a run has its own part: the reservation handoff
  * ({@link Handoffs}, Q3), the reconcile pass and renewal ({@link Reconciler}, C3, C4, C5, Q6),
  * recovery of runs without a live owner ({@link Recovery}, Q4, Q10, Q11, S6), settlement
- * ({@link Settling}, C6, Q1, Q2, Q5, Q7) and stops ({@link TaskStops}, Q9, Q12, Q13, S5, S6). This
+ * ({@link Settling}, C6, Q1, Q2, Q5, Q7), stops ({@link TaskStops}, Q9, Q12, Q13, S5, S6) and runs
+ * the store says are no longer this daemon's ({@link Releases}, H1). This
  * class routes the tick, the shell's events and the worker's hello to them, and decides time-outs
  * ({@link TimeLimit}, Q12) and kills (Q13): each is recorded in the store before its first signal.
  */
@@ -270,7 +271,8 @@ final class Tasks {
           return released.get();
         }
         return workers.deny(hello, now.state() == RunState.SETTLED
-            ? "run " + run + " is settled (" + now.verdict() + ")" : "run " + run + " is " + now.state() + " and not supervised by this daemon (owner " + now.owner() + ")");
+            ? "run " + run + " is settled (" + now.verdict() + ")"
+            : "run " + run + " is " + now.state() + " and not supervised by this daemon (owner " + now.owner() + ")");
       }
     }
     TaskTable.Tracked t = found.get();

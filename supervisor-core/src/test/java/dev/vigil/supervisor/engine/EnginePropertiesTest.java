@@ -199,7 +199,20 @@ class EnginePropertiesTest {
         "H1 the other host settled", "H1 another host's live runs checked", "recovered LEAVE_TO_ITS_HOST",
         "H1 released a host", "H1 release rolled back a claim", "H1 release settled a RUNNING run LOST",
         "H1 release settled a EXITED run LOST", "recovered RELEASED_WITH_ITS_HOST", "daemon crash",
-        "recovered SETTLE_DEAD", "every ticket settled");
+        "recovered SETTLE_DEAD", "every ticket settled",
+        // a lane both hosts serve, each counting only its own host's live runs
+        "H1 the other host claimed in a lane of this host",
+        // the other host's operator releases this host: while its daemon supervises the run, or while it is down
+        "H1 released this host while its daemon supervised the run, its worker working",
+        "H1 released this host while its daemon was down, its worker working",
+        "H1 SettledElsewhere with its worker alive", "H1 SettledElsewhere after its worker ended",
+        "H1 a released run's working worker was refused and left",
+        "H1 a released worker was still stopping when its ticket ran again", "H1 a released run's checkpoints were lost",
+        // releases cut short: by this host's daemon (its next daemon finishes), by the other host's (its next does)
+        "H1 a release was cut short by a daemon crash", "recovered FINISH_RELEASE",
+        "H1 a release of this host was cut short by its daemon's crash",
+        "H1 the other host's daemon recovered FINISH_RELEASE",
+        "H1 SettledElsewhere with its worker alive, its exit taken by a release cut short");
   }
 
   @Test

@@ -306,8 +306,27 @@ final class SimWorld {
   void saveCheckpoint(TaskProc p, long seq) {
     String value = "{\"run\":\"" + p.run + "\",\"seq\":" + seq + "}";
     dirs.get(p.key).checkpoint = Optional.of(new RunDirectories.SavedCheckpoint(seq, value));
-    latestSaved.put(p.run.ticket(), new Saved(p.run, seq, value));
+    if (!released.test(p.run)) { // a released run's directory is never read: its checkpoints are lost
+      latestSaved.put(p.run.ticket(), new Saved(p.run, seq, value));
+    }
     seen.saw("checkpoint saved");
+  }
+
+  /**
+   * H1: {@code run} was released by another host's operator, which settles it reading nothing of its
+   * directory: the checkpoints it saved are lost, and its ticket's latest is the one the store kept.
+   */
+  void checkpointsLost(RunId run) {
+    Saved s = latestSaved.get(run.ticket());
+    if (s != null && s.run().equals(run)) {
+      Optional<dev.vigil.coordination.Checkpoint> kept = store.checkpoint(run.ticket());
+      if (kept.isPresent()) {
+        latestSaved.put(run.ticket(), new Saved(kept.get().run(), kept.get().seq(), kept.get().value()));
+      } else {
+        latestSaved.remove(run.ticket());
+      }
+      seen.saw("H1 a released run's checkpoints were lost");
+    }
   }
 
   /**

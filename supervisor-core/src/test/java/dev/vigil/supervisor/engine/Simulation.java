@@ -92,6 +92,11 @@ import java.util.function.Function;
  *   <li>D5: while the store fails and until the daemon reopens it, nothing is written, no worker is
  *       launched or signalled and no exit is taken; the incarnation that boots on the same process
  *       when the store is back recovers every run of the dropped one, leaving none to it;
+ *   <li>H1: another host's runs are left exactly as it left them until this host's operator releases it; a
+ *       run of this host that the other host's operator releases is never told go after the release, its
+ *       worker is stopped within a reconcile pass and the stop's graces while a daemon of this host runs, it is
+ *       never settled here, and every run is settled once, by whichever host; a release cut short is finished
+ *       by the releasing host's next daemon; a lane's slots count only this host's live runs;
  *   <li>liveness: once faults stop, every ticket reaches a resting state.
  * </ul>
  *
@@ -195,9 +200,14 @@ final class Simulation {
     PRUNE,
     /**
      * Another host's daemon shares the store (H1): it submits, claims, starts, ends and settles tickets of its
-     * own lane c with its own owner (of another host id and boot), and now and then stops in the middle; one
-     * step in fifty of this chance an operator releases that host. The daemon never touches its runs until
-     * released; a release rolls back its claims and settles its other live runs LOST.
+     * own lane c, and claims some of lane a too, with its own owner (of another host id and boot), and now and
+     * then stops in the middle. The daemon under test is of host-a; it never touches the other host's runs
+     * until released, and counts only its own host's runs in its lanes. One step in fifty of this chance this
+     * host's operator releases the other host (a release rolls back its claims and settles its other live runs
+     * LOST; one in four dies at one of its verbs, and the next daemon finishes it); one in fifty the other
+     * host's operator releases this host through a real daemon of that host, whether this host's daemon runs
+     * (a partition) or is down (one in four of those releases dies at a verb, and that host's next daemon
+     * finishes it); one in fifty that host's daemon just starts.
      */
     HOSTS
   }
@@ -581,6 +591,7 @@ final class Simulation {
     }
     this.services = List.copyOf(svcs);
     world.scripts = this::script;
+    world.released = released::containsKey;
     world.daemon = new SimWorld.Daemon() {
       @Override
       public boolean up() {
@@ -759,7 +770,7 @@ final class Simulation {
 
   private EngineConfig config(Inc i) {
     return new EngineConfig(i.owner, "sim", i.build, "1.0." + builds, 1, new Workload(lanes, TYPES, services),
-        TIMEOUTS);
+        TIMEOUTS, profile.pct(Knob.HOSTS) > 0 ? THIS_HOST : null);
   }
 
   private Ports ports(Inc i) {
@@ -1344,8 +1355,11 @@ final class Simulation {
 
   // ---- another host (H1) ----
 
+  /** The host id of the daemon under test in the HOSTS profile. */
+  static final String THIS_HOST = "host-a";
   static final String OTHER_HOST = "host-b";
   static final OwnerId OTHER_OWNER = new OwnerId("b-d1");
+  static final ProcessIdentity OTHER_IDENTITY = new ProcessIdentity(OtherHostDaemon.BOOT, 4242, 77, 4242);
   static final Lane LANE_C = new Lane("c");
   private static final String OTHER_TOKEN = "ab".repeat(32);
   /** The other host's live runs as it last left them (H1: nothing else moves them until it is released). */
@@ -1353,6 +1367,31 @@ final class Simulation {
   /** Its runs a release was asked for when the daemon died at a verb: some may be settled, the rest are asked again. */
   private final Map<RunId, Run> releasing = new HashMap<>();
   private boolean otherRegistered;
+  /**
+   * The other host's daemons as real engines, which its operator asks to release this host (the partition
+   * case), each booted for one command over a store port of its own that can end it at a verb.
+   */
+  private final CrashingCoordination atOtherHost = new CrashingCoordination(law);
+  private final OtherHostDaemon otherDaemons = new OtherHostDaemon(OTHER_HOST, atOtherHost, scheduleLaw, TIMEOUTS);
+  /** How many of the other host's daemons' events were looked at. */
+  private int otherEventsSeen;
+  /** When a daemon of the other host last settled or rolled back a run (monotonic ms). */
+  private long otherHostSettledAtMono = Long.MIN_VALUE / 2;
+  /** Runs of this host that the other host's operator released while their workers may have lived. */
+  private final Map<RunId, Release> released = new HashMap<>();
+
+  /**
+   * A run of this host released by the other host.
+   *
+   * @param atMono      when
+   * @param supervisor  the incarnation that supervised it then, or -1
+   */
+  private record Release(long atMono, int supervisor) {}
+
+  /** Whether {@code owner} is of the other host: its simulated daemon or one of its engines. */
+  private static boolean ofOtherHost(OwnerId owner) {
+    return owner.equals(OTHER_OWNER) || owner.value().startsWith(OTHER_HOST + "-");
+  }
 
   /** One step of the other host's daemon, through the store directly, or an operator's release of that host. */
   private void otherHost() {
@@ -1361,14 +1400,23 @@ final class Simulation {
     }
     long now = world.wallMs;
     if (!otherRegistered) {
-      law.registerOwner(new Owner(OTHER_OWNER, "other", new ProcessIdentity("boot-b", 4242, 77, 4242), "b1", now,
-          OTHER_HOST));
+      law.registerOwner(new Owner(OTHER_OWNER, "other", OTHER_IDENTITY, "b1", now, OTHER_HOST));
       otherRegistered = true;
+      otherDaemons.alive = OTHER_IDENTITY::equals;
+      otherDaemons.reserved = run -> otherRuns.containsKey(run) || releasing.containsKey(run);
     }
     law.renewAll(OTHER_OWNER, now, TIMEOUTS.ms(Timeout.LEASE_TTL));
     int x = rng.nextInt(50);
     if (x == 0 && up() && !inc.shutdownPending) {
       releaseOtherHost();
+      return;
+    }
+    if (x == 1) {
+      releaseThisHost();
+      return;
+    }
+    if (x == 2) {
+      otherDaemonStarts();
       return;
     }
     List<Run> mine = new ArrayList<>(otherRuns.values());
@@ -1377,18 +1425,22 @@ final class Simulation {
           new java.util.TreeMap<>(), List.of()), now);
       seen.saw("H1 the other host submitted");
     } else if (x < 24) {
-      List<Ticket> ready = law.tickets(TicketQuery.all().inState(TicketState.READY).inLane(LANE_C));
+      Lane lane = rng.nextInt(3) == 0 ? LANE_A : LANE_C; // a lane both hosts serve, each with its own slots
+      List<Ticket> ready = law.tickets(TicketQuery.all().inState(TicketState.READY).inLane(lane));
       if (!ready.isEmpty() && law.claim(ready.get(0).id(), OTHER_OWNER, now, TIMEOUTS.ms(Timeout.LEASE_TTL))
           instanceof dev.vigil.coordination.Claim.Granted g) {
         otherRuns.put(g.run().id(), g.run());
         seen.saw("H1 the other host claimed");
+        if (lane.equals(LANE_A)) {
+          seen.saw("H1 the other host claimed in a lane of this host");
+        }
       }
     } else if (!mine.isEmpty()) {
       Run r = mine.get(rng.nextInt(mine.size()));
       if (r.state() == RunState.CLAIMED) {
         otherStep(r.id(), law.start(r.id(), OTHER_OWNER, new dev.vigil.coordination.RunStart(
-            new ProcessIdentity("boot-b", 5000 + r.ticket().seq(), 9, 5000 + r.ticket().seq()), "b1", OTHER_TOKEN, now, 0))
-            instanceof dev.vigil.coordination.Start.Started st ? st.run() : null, "started");
+            new ProcessIdentity(OtherHostDaemon.BOOT, 5000 + r.ticket().seq(), 9, 5000 + r.ticket().seq()), "b1",
+            OTHER_TOKEN, now, 0)) instanceof dev.vigil.coordination.Start.Started st ? st.run() : null, "started");
       } else if (r.state() == RunState.RUNNING) {
         otherStep(r.id(), law.takeExit(r.id(), dev.vigil.coordination.ExitOwner.supervisor(OTHER_OWNER),
             new dev.vigil.coordination.RunExit(0, null, now)) instanceof dev.vigil.coordination.Exit.Taken t
@@ -1423,13 +1475,31 @@ final class Simulation {
     }
   }
 
+  /** Whether the released host {@code host}'s release takes {@code r}: its run, or one whose exit a daemon of it took. */
+  private static boolean releasedWith(Run r, boolean otherHost) {
+    boolean runOf = ofOtherHost(r.owner()) == otherHost;
+    boolean exitOf = r.state() == RunState.EXITED && ofOtherHost(r.exitOwner().owner()) == otherHost;
+    return runOf || exitOf;
+  }
+
   /** H1: an operator releases the other host: its claims are rolled back, its other live runs settled LOST. */
   private void releaseOtherHost() {
-    Map<RunId, Run> before = new HashMap<>(otherRuns);
-    releasing.forEach((id, run) -> law.run(id).filter(x -> x.state() != RunState.SETTLED)
-        .ifPresent(x -> before.put(id, run)));
+    Map<RunId, Run> before = new HashMap<>();
+    for (Run r : law.liveRuns()) {
+      if (releasedWith(r, true)) {
+        before.put(r.id(), r);
+      }
+    }
+    boolean armed = !before.isEmpty() && !coordination.armed() && rng.nextInt(4) == 0;
+    if (armed) { // the daemon dies at one of the release's verbs, before or after it commits
+      coordination.arm(1 + rng.nextInt(Math.min(3, 2 * before.size())), rng.nextBoolean());
+      seen.saw("verb crash armed in a release");
+    }
     Reply r = command(new Command.ReleaseHost(OTHER_HOST));
-    if (r == null) { // the daemon died at a verb, perhaps half way: the operator asks again later
+    if (armed && r != null) {
+      coordination.disarm(); // the release had fewer verbs than that
+    }
+    if (r == null) { // the daemon died at a verb, perhaps half way: its next daemon finishes, or the operator asks again
       releasing.putAll(otherRuns);
       otherRuns.clear();
       seen.saw("H1 a release was cut short by a daemon crash");
@@ -1440,21 +1510,11 @@ final class Simulation {
     }
     expect(r instanceof Reply.HostReleased, "a release of another host answers what it released", r);
     Reply.HostReleased h = (Reply.HostReleased) r;
-    for (Map.Entry<RunId, Run> e : before.entrySet()) {
-      Run now = law.run(e.getKey()).orElseThrow();
-      expect(now.state() == RunState.SETTLED && h.runs().contains(e.getKey()),
-          "H1: a released host's live run is settled or rolled back: " + now, r);
-      if (e.getValue().state() == RunState.CLAIMED) {
-        expect(now.verdict() == Verdict.ABANDONED, "H1: a released claim is rolled back: " + now, r);
-        seen.saw("H1 release rolled back a claim");
-      } else {
-        expect(now.verdict() == (now.stopIntent() == null ? Verdict.LOST : Verdict.KILLED),
-            "H1: a released host's run is settled LOST (KILLED when a kill was on record): " + now, r);
-        seen.saw("H1 release settled a " + e.getValue().state() + " run " + now.verdict());
-      }
-    }
-    expect(h.runs().size() == before.size(), "H1: a release names the runs it released and no other", r);
+    checkReleased(before, h.runs(), r);
     seen.saw(before.isEmpty() ? "H1 release found nothing live" : "H1 released a host");
+    if (before.values().stream().anyMatch(x -> !ofOtherHost(x.owner()))) {
+      seen.saw("H1 a release of the other host finished its release of this host, cut short");
+    }
     if (!releasing.isEmpty()) {
       seen.saw("H1 a release asked again after a crash");
     }
@@ -1462,7 +1522,138 @@ final class Simulation {
     releasing.clear();
   }
 
-  /** H1, after every step: the other host's live runs are as it left them. */
+  /** H1: each run live {@code before} a release is rolled back (a claim) or settled LOST (KILLED when killed). */
+  private void checkReleased(Map<RunId, Run> before, List<RunId> named, Object r) {
+    for (Map.Entry<RunId, Run> e : before.entrySet()) {
+      Run now = law.run(e.getKey()).orElseThrow();
+      if (named == null && now.state() != RunState.SETTLED) {
+        continue; // the release died before it settled this one
+      }
+      expect(now.state() == RunState.SETTLED && (named == null || named.contains(e.getKey())),
+          "H1: a released host's live run is settled or rolled back: " + now, r);
+      if (e.getValue().state() == RunState.CLAIMED) {
+        expect(now.verdict() == Verdict.ABANDONED, "H1: a released claim is rolled back: " + now, r);
+        seen.saw("H1 release rolled back a claim");
+      } else {
+        expect(now.verdict() == (now.stopIntent() != null && now.stopIntent().kill() ? Verdict.KILLED : Verdict.LOST),
+            "H1: a released host's run is settled LOST (KILLED when a kill was on record): " + now, r);
+        seen.saw("H1 release settled a " + e.getValue().state() + " run " + now.verdict());
+      }
+    }
+    if (named != null) {
+      expect(named.size() == before.size(), "H1: a release names the runs it released and no other", r);
+    }
+  }
+
+  /**
+   * H1, the partition case: an operator of the other host releases this host, whose daemon may well be running
+   * (or down between a crash and its next boot): one of that host's daemons rolls back this host's claims and
+   * settles its runs LOST. One release in four dies at one of its verbs; the other host's next daemon finishes
+   * it. This host's daemon must stop each released worker as lost, tell none go, and settle none.
+   */
+  private void releaseThisHost() {
+    boolean daemonUp = up();
+    otherHostSettledAtMono = world.monoMs; // (a settlement whose daemon died right after its commit has no event)
+    atOtherHost.disarm();
+    if (rng.nextInt(4) == 0) {
+      atOtherHost.arm(2 + rng.nextInt(3), rng.nextBoolean()); // its registration is the first verb
+    }
+    try {
+      otherDaemons.boot(world.monoMs, world.wallMs); // its recovery finishes a release of this host it cut short
+    } catch (SimulatedCrash c) {
+      atOtherHost.disarm();
+      otherEvents();
+      seen.saw("H1 the other host's daemon died at its start");
+      return;
+    }
+    otherEvents();
+    Map<RunId, Run> before = new HashMap<>();
+    for (Run r : law.liveRuns()) {
+      if (releasedWith(r, false)) {
+        before.put(r.id(), r);
+      }
+    }
+    Reply r = null;
+    try {
+      r = otherDaemons.command(new Command.ReleaseHost(THIS_HOST), world.monoMs, world.wallMs);
+    } catch (SimulatedCrash c) {
+      seen.saw("H1 a release of this host was cut short by its daemon's crash");
+    }
+    atOtherHost.disarm();
+    otherEvents();
+    if (r != null) {
+      expect(r instanceof Reply.HostReleased, "a release of this host answers what it released", r);
+      checkReleased(before, ((Reply.HostReleased) r).runs(), r);
+    } else {
+      checkReleased(before, null, "a release cut short");
+    }
+    for (Run b : before.values()) {
+      Run now = law.run(b.id()).orElseThrow();
+      if (ofOtherHost(b.owner()) || (now.state() != RunState.SETTLED && now.state() == b.state())) {
+        continue; // the other host's own run (an exit this host's release took), or not reached before a crash
+      }
+      boolean supervised = daemonUp && inc.engine.supervises(b.id());
+      if (released.putIfAbsent(b.id(), new Release(world.monoMs, supervised ? inc.n : -1)) == null) {
+        world.checkpointsLost(b.id());
+        boolean working = world.tasksOf(b.id()).stream().anyMatch(p -> p.gotGo && world.workerLives(p));
+        seen.saw("H1 released this host " + (supervised ? "while its daemon supervised the run"
+            : daemonUp ? "while its daemon ran" : "while its daemon was down") + (working ? ", its worker working" : ""));
+      }
+    }
+    if (before.isEmpty()) {
+      seen.saw("H1 a release of this host found nothing live");
+    }
+  }
+
+  /** H1: the other host's daemon starts (and is gone again): its recovery finishes a release of this host it cut short. */
+  private void otherDaemonStarts() {
+    atOtherHost.disarm();
+    otherHostSettledAtMono = world.monoMs;
+    try {
+      otherDaemons.boot(world.monoMs, world.wallMs);
+    } catch (SimulatedCrash c) {
+      throw new AssertionError("the other host's daemon is never armed to crash at a plain start", c);
+    }
+    otherEvents();
+    seen.saw("H1 the other host's daemon started");
+  }
+
+  /** The events of the other host's daemons since the last look: each run is settled once, by whichever host. */
+  private void otherEvents() {
+    List<EngineEvent> events = otherDaemons.events;
+    for (; otherEventsSeen < events.size(); otherEventsSeen++) {
+      EngineEvent e = events.get(otherEventsSeen);
+      if (e instanceof EngineEvent.Settled st) {
+        onceSettled(st.run());
+        otherHostSettledAtMono = world.monoMs;
+      } else if (e instanceof EngineEvent.ClaimAborted) {
+        otherHostSettledAtMono = world.monoMs;
+      } else if (e instanceof EngineEvent.SettleDenied d) {
+        violated("C8: the other host's daemon had a settlement denied: " + d);
+      } else if (e instanceof EngineEvent.Recovered rec) {
+        seen.saw("H1 the other host's daemon recovered " + rec.action());
+        if (rec.action() == EngineEvent.RecoveryAction.FINISH_RELEASE) {
+          Run now = law.run(rec.run()).orElseThrow();
+          expect(now.state() == RunState.SETTLED && (now.verdict() == Verdict.LOST || now.verdict() == Verdict.KILLED),
+              "H1: a release cut short is settled as the release would have", now);
+        }
+      }
+    }
+  }
+
+  /** C8: each run is settled once, whichever daemon of whichever host settles it. */
+  private void onceSettled(RunId run) {
+    if (!settledRuns.add(run)) {
+      violated("C8/Q13: run " + run + " was settled twice");
+    }
+  }
+
+  /**
+   * H1, after every step: the other host's live runs are as it left them; a released run of this host is never
+   * told go (its worker's own check), its worker is stopped within a reconcile pass and the stop's grace of the
+   * release (or of the boot of the daemon that meets it) while this host's daemon runs, and no other of its
+   * ticket's runs counts it as a second working process.
+   */
   private void checkOtherHost() {
     for (Run left : List.copyOf(otherRuns.values())) {
       Run now = law.run(left.id()).orElseThrow();
@@ -1481,19 +1672,42 @@ final class Simulation {
     if (!otherRuns.isEmpty()) {
       seen.saw("H1 another host's live runs checked");
     }
+    long bound = TIMEOUTS.ms(Timeout.RECONCILE) + 3 * TIMEOUTS.ms(Timeout.STOP_GRACE) + 2_000;
+    for (Map.Entry<RunId, Release> e : released.entrySet()) {
+      for (SimWorld.TaskProc p : world.tasksOf(e.getKey())) {
+        if (!p.gotGo || !world.workerLives(p) || !up()) {
+          continue;
+        }
+        long since = Math.max(e.getValue().atMono(), inc.bootMono);
+        if (world.monoMs - since > bound) {
+          violated("H1: the worker " + p.identity + " of " + e.getKey() + ", which the other host's operator released, "
+              + "still works " + (world.monoMs - since) + " ms after the release while d" + inc.n + " runs");
+        }
+      }
+    }
   }
 
-  /** The quiet phase: the other host stops for good; the operator releases it and cancels what it left queued. */
+  /**
+   * The quiet phase: the other host stops for good. A release of this host it cut short is finished by its next
+   * daemon or, half the time, by this host's operator releasing it; then the operator releases it and cancels
+   * what it left queued.
+   */
   private void otherHostLeaves() {
     if (!otherRegistered || outage != null || coordination.down() || storeAtFailure != null) {
       return;
     }
-    if ((!otherRuns.isEmpty() || !releasing.isEmpty()) && up() && !inc.shutdownPending) {
+    boolean cutShort = law.liveRuns().stream().anyMatch(r -> r.state() == RunState.EXITED && !ofOtherHost(r.owner())
+        && ofOtherHost(r.exitOwner().owner()));
+    if (cutShort && rng.nextBoolean()) {
+      otherDaemonStarts();
+    } else if ((cutShort || !otherRuns.isEmpty() || !releasing.isEmpty()) && up() && !inc.shutdownPending) {
       releaseOtherHost();
     }
     if (otherRuns.isEmpty() && releasing.isEmpty()) {
-      for (Ticket t : law.tickets(TicketQuery.all().inState(TicketState.READY).inLane(LANE_C))) {
-        law.cancel(t.id(), world.wallMs);
+      for (Lane lane : List.of(LANE_C)) {
+        for (Ticket t : law.tickets(TicketQuery.all().inState(TicketState.READY).inLane(lane))) {
+          law.cancel(t.id(), world.wallMs);
+        }
       }
     }
   }
@@ -1765,7 +1979,7 @@ final class Simulation {
     seen.saw("hand-started run settled: ticket " + after);
   }
 
-  private void expect(boolean ok, String what, Reply r) {
+  private void expect(boolean ok, String what, Object r) {
     if (!ok) {
       violated(what + ", got " + r);
     }
@@ -1953,6 +2167,14 @@ final class Simulation {
     Map<dev.vigil.coordination.TicketId, List<SimWorld.TaskProc>> working = new TreeMap<>();
     for (SimWorld.Proc p : world.everyProcess) {
       if (p instanceof SimWorld.TaskProc t && t.gotGo && world.workerLives(t)) {
+        if (released.containsKey(t.run)) {
+          // H1: a release of a host whose daemon runs may let the ticket's next run start beside it while it is
+          // stopped (the released worker's stop is bounded in checkOtherHost)
+          if (working.containsKey(t.run.ticket()) || law.runsOf(t.run.ticket()).size() > t.run.number()) {
+            seen.saw("H1 a released worker was still stopping when its ticket ran again");
+          }
+          continue;
+        }
         working.computeIfAbsent(t.run.ticket(), k -> new ArrayList<>()).add(t);
       }
     }
@@ -1965,16 +2187,24 @@ final class Simulation {
         violated("C1 no double spawn: ticket " + e.getKey() + " has " + e.getValue().size() + " live working processes:" + b);
       }
     }
-    Map<Lane, Integer> occupied = new HashMap<>();
-    for (Ticket t : law.tickets(TicketQuery.all().inState(TicketState.LEASED))) {
-      occupied.merge(t.lane(), 1, Integer::sum);
-    }
+    Map<Lane, Integer> occupied = ownLiveRuns();
     for (EngineConfig.LaneLimit l : lanes) {
       if (occupied.getOrDefault(l.lane(), 0) > l.concurrency()) {
         violated("Q11 slots from live workers: lane " + l.lane() + " has " + occupied.get(l.lane()) + " live runs, limit "
             + l.concurrency());
       }
     }
+  }
+
+  /** Q11, H1: this host's live runs per lane: LEASED tickets whose lease is held by an owner of this host. */
+  private Map<Lane, Integer> ownLiveRuns() {
+    Map<Lane, Integer> occupied = new HashMap<>();
+    for (Ticket t : law.tickets(TicketQuery.all().inState(TicketState.LEASED))) {
+      if (law.lease(t.id()).map(l -> !ofOtherHost(l.owner())).orElse(true)) {
+        occupied.merge(t.lane(), 1, Integer::sum);
+      }
+    }
+    return occupied;
   }
 
   // ---- the journal: every decision checked against the world when it is made ----
@@ -2109,7 +2339,16 @@ final class Simulation {
         violated("Q17: the checkpoint of " + k.run() + " was kept after the run settled");
       }
     } else if (e instanceof EngineEvent.SettleDenied d) {
-      violated("C8: a settlement by the only daemon was denied: " + d);
+      violated("C8: a settlement was denied: " + d);
+    } else if (e instanceof EngineEvent.SettledElsewhere x) {
+      Run r = law.run(x.run()).orElseThrow();
+      boolean elsewhere = r.state() == RunState.SETTLED || (r.state() == RunState.EXITED
+          && !r.exitOwner().owner().equals(i.owner)) || !r.owner().equals(i.owner);
+      if (!elsewhere || !released.containsKey(x.run())) {
+        violated("H1: d" + i.n + " gave up " + x.run() + " as settled elsewhere, but the store has " + r);
+      }
+      seen.saw("H1 SettledElsewhere " + (x.workerAlive() ? "with its worker alive" : "after its worker ended")
+          + (r.state() == RunState.SETTLED ? "" : ", its exit taken by a release cut short"));
     } else if (e instanceof EngineEvent.RenewalDenied r) {
       seen.saw("renewal denied " + r.reason());
     } else if (e instanceof EngineEvent.QuiesceDecided q) {
@@ -2147,8 +2386,8 @@ final class Simulation {
 
   private void stopBegun(Inc i, WorkerKey key, StopKind kind) {
     seen.saw("stop " + kind + (key instanceof WorkerKey.Task ? " task" : " service"));
-    if (kind.termsAtOnce()) {
-      world.stoppingBeforeIdleShutdown.add(key); // its signals are the time-out's or the kill's, not an idle shutdown's
+    if (kind.termsAtOnce() || (key instanceof WorkerKey.Task t && released.containsKey(t.run()))) {
+      world.stoppingBeforeIdleShutdown.add(key); // its signals are a time-out's, a kill's or a release's, not an idle shutdown's
     }
     if (kind.escalates()) {
       i.escalating.add(key);
@@ -2161,7 +2400,7 @@ final class Simulation {
       Ticket ticket = law.ticket(t.run().ticket()).orElseThrow();
       boolean ok = switch (kind) {
         case PARK -> ticket.parked() || law.parkedLanes().contains(ticket.lane());
-        case LOST -> r.start() != null && !r.start().build().equals(i.build);
+        case LOST -> (r.start() != null && !r.start().build().equals(i.build)) || released.containsKey(t.run());
         case OPERATOR -> i.stopWorkers;
         case IDLE_SHUTDOWN -> i.roundStopAll;
         // Q12, Q13: the intent is on record before the stop begins (and a time-out needs a limit)
@@ -2223,7 +2462,7 @@ final class Simulation {
     }
     if (key instanceof WorkerKey.Task t) {
       Run r = law.run(t.run()).orElseThrow();
-      if (s.signal() != Signal.KILL || r.state() != RunState.CLAIMED) {
+      if (s.signal() != Signal.KILL || (r.state() != RunState.CLAIMED && !released.containsKey(t.run()))) {
         violated("D4/Q11: " + s.signal() + " to " + key + " (" + r.state() + ") without a stop that escalates");
       }
       seen.saw("handoff kill");
@@ -2235,8 +2474,16 @@ final class Simulation {
   /** Q1, Q2, Q5: the verdict the worker's fate calls for, and so an exact charge of attempts. */
   private void settled(Inc i, EngineEvent.Settled s) {
     Run r = law.run(s.run()).orElseThrow();
-    if (r.owner().equals(OTHER_OWNER)) {
+    onceSettled(s.run());
+    if (ofOtherHost(r.owner())) {
       return; // H1: a released host's run, whose worker is that host's (releaseOtherHost checks its verdict)
+    }
+    if (released.containsKey(s.run())) {
+      // H1: a run of this host whose exit a release of it took: settled LOST, reading nothing, as the release would
+      expect(r.exitOwner() != null && ofOtherHost(r.exitOwner().owner()) && (r.verdict() == Verdict.LOST
+          || r.verdict() == Verdict.KILLED), "H1: only a release cut short by the other host is settled here", r);
+      seen.saw("H1 this host settled its own run whose exit the other host's release took");
+      return;
     }
     SimWorld.TaskProc w = null;
     for (SimWorld.TaskProc p : world.tasksOf(s.run())) {
@@ -2249,9 +2496,6 @@ final class Simulation {
       return;
     }
     requireDead(s.run(), "C5: settled " + s.run());
-    if (!settledRuns.add(s.run())) {
-      violated("C8/Q13: run " + s.run() + " was settled twice");
-    }
     Verdict expected;
     OutcomeRecord o = w.wrote;
     boolean stoppedBySettler = stoppedBy.getOrDefault(s.run(), Set.of()).contains(i.n);
@@ -2318,17 +2562,23 @@ final class Simulation {
     i.lastPublishMono = world.monoMs;
     seen.saw("status " + s.state());
     // another host's runs are shown when the daemon reads the store for its own (an idle daemon's beat does not)
-    List<RunId> live = law.liveRuns().stream().filter(r -> !r.owner().equals(OTHER_OWNER)).map(Run::id).toList();
+    List<RunId> live = law.liveRuns().stream().filter(r -> !ofOtherHost(r.owner())).map(Run::id).toList();
     List<RunId> shown = s.runs().stream().map(Status.RunStatus::run)
-        .filter(r -> law.run(r).map(x -> !x.owner().equals(OTHER_OWNER)).orElse(true)).toList();
+        .filter(r -> law.run(r).map(x -> !ofOtherHost(x.owner())).orElse(true)).toList();
     if (!live.equals(shown)) {
       violated("D1: status shows runs " + shown + " but the live runs are " + live);
     }
+    Map<Lane, Integer> own = ownLiveRuns();
+    // a release of this host by the other host frees its slots in the store; the daemon counts them again when
+    // it notices, at the latest at its next reconcile pass
+    boolean releasedLately = world.monoMs - otherHostSettledAtMono <= TIMEOUTS.ms(Timeout.RECONCILE) + 1_000;
     for (Status.LaneStatus l : s.lanes()) {
-      int leased = law.tickets(TicketQuery.all().inState(TicketState.LEASED).inLane(l.lane())).size();
-      if (l.occupied() != leased || l.occupied() > l.concurrency()) {
+      int leased = own.getOrDefault(l.lane(), 0);
+      if ((l.occupied() != leased && !releasedLately) || l.occupied() > l.concurrency()) {
         violated("Q11: status lane " + l.lane() + " occupied " + l.occupied() + " but it has " + leased
-            + " live runs (limit " + l.concurrency() + ")");
+            + " live runs of this host (limit " + l.concurrency() + "); leased there: "
+            + law.tickets(TicketQuery.all().inState(TicketState.LEASED).inLane(l.lane())).stream()
+                .map(t -> t.id() + " " + law.lease(t.id())).toList() + ", released " + released);
       }
     }
     for (Status.ServiceStatus sv : s.services()) {
