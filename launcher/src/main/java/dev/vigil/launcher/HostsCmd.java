@@ -73,7 +73,8 @@ final class HostsCmd {
       + "back (its machine is gone): the running daemon settles that host's live runs as lost, through the retry "
       + "policy (a task with attempts left runs again here or elsewhere), and rolls back its claims that never "
       + "started. Nothing else ever settles another host's runs, however long it is silent.",
-      "Only for a host that is really gone: if it still runs, its work may now run twice. This host's own runs "
+      "Only for a host that is really gone: if it still runs, its work may now run twice at once, until its daemon "
+      + "next reaches the store, finds those runs settled here and stops their workers as lost. This host's own runs "
       + "need no release (exit 3); a host the store never saw is exit 2."},
       footer = {"", "Examples:", "  vigil hosts", "  vigil release-host build-box-2"})
   static final class ReleaseCmd extends Main.Sub {
