@@ -127,6 +127,8 @@ import org.slf4j.LoggerFactory;
 public final class PostgresCoordination implements Coordination, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(PostgresCoordination.class);
 
+  /** The channel of the server's notifications that a ticket became READY; the payload names the schema. */
+  public static final String CHANNEL = "vigil";
   /** How many times a verb runs its transaction when each attempt meets a conflict (40001, 40P01, 55P03). */
   public static final int CONFLICT_ATTEMPTS = 5;
   /** How long the driver waits for the server to answer one statement before it takes the connection for lost, seconds. */
@@ -148,8 +150,12 @@ public final class PostgresCoordination implements Coordination, AutoCloseable {
   private final Transactions tx;
   private final PostgresStore store;
   private final RetryPolicy policy;
+  private final PostgresOptions options;
+  private final List<NewWorkListener> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
 
-  private PostgresCoordination(String where, String schema, Transactions tx, RetryPolicy policy) {
+  private PostgresCoordination(PostgresOptions options, String where, String schema, Transactions tx,
+                               RetryPolicy policy) {
+    this.options = options;
     this.where = where;
     this.schema = schema;
     this.tx = tx;
@@ -232,7 +238,7 @@ public final class PostgresCoordination implements Coordination, AutoCloseable {
       int version = transactions.run("open", c -> Schema.migrate(c, options.schema(), where));
       LOG.info("opened {} (schema version {}, lock timeout {} ms, pool {})", where, version,
           options.lockTimeout().toMillis(), options.poolSize());
-      return new PostgresCoordination(where, options.schema(), transactions, options.retryPolicy());
+      return new PostgresCoordination(options, where, options.schema(), transactions, options.retryPolicy());
     } catch (RuntimeException | Error e) {
       pool.close();
       throw e;
@@ -242,7 +248,19 @@ public final class PostgresCoordination implements Coordination, AutoCloseable {
   /** Closes the pool after the verbs in flight return. Idempotent; any later verb throws {@link IllegalStateException}. */
   @Override
   public void close() {
+    listeners.forEach(NewWorkListener::close);
     tx.shutdown();
+  }
+
+  /**
+   * Calls {@code onNewWork} (on a thread of this store's, which it must not hold up) whenever a ticket
+   * of this store became READY through any client, this one included: a submission, a retry, a
+   * release, a rollback. A hint for a daemon to look at the queue at once, carried by the server's
+   * notifications over a connection of its own; while that connection is lost, nothing is called until
+   * it is back, and then once. Stopped by {@link #close()}.
+   */
+  public void onNewWork(Runnable onNewWork) {
+    listeners.add(NewWorkListener.start(options, onNewWork));
   }
 
   @Override

@@ -31,6 +31,12 @@ import java.util.List;
  *       {@code maintenance} (Q18), each as in the H2 store.
  * </ul>
  *
+ * <p>Version 2: a trigger on {@code tickets} notifies the channel
+ * {@value PostgresCoordination#CHANNEL} (with the schema as its payload) whenever a ticket becomes
+ * READY (submitted, retried, released, rolled back), so that the daemons of every host sharing the
+ * store look at the queue at once ({@link PostgresCoordination#onNewWork}). The notification is sent
+ * when the transaction commits, and PostgreSQL folds the equal ones of one transaction into one.
+ *
  * <p>PostgreSQL runs DDL inside transactions: a migration is applied with its {@code schema_version}
  * row in one transaction, so a crash leaves the schema at the previous version, never between two.
  * Daemons of several hosts may open the store at once: the migration holds a transaction-scoped
@@ -38,7 +44,7 @@ import java.util.List;
  */
 final class Schema {
   /** The newest schema this build writes. */
-  static final int CURRENT_VERSION = 1;
+  static final int CURRENT_VERSION = 2;
 
   private record Migration(int version, String description, List<String> statements) {}
 
@@ -276,7 +282,19 @@ final class Schema {
             job VARCHAR(32) NOT NULL PRIMARY KEY,
             at_ms BIGINT NOT NULL,
             summary VARCHAR(1000) NOT NULL
-          )""")));
+          )""")),
+      new Migration(2, "a notification to the daemons when a ticket becomes claimable", List.of(
+          """
+          CREATE FUNCTION notify_ready() RETURNS trigger LANGUAGE plpgsql AS $$
+          BEGIN
+            PERFORM pg_notify('""" + PostgresCoordination.CHANNEL + """
+          ', TG_TABLE_SCHEMA);
+            RETURN NULL;
+          END
+          $$""",
+          """
+          CREATE TRIGGER tickets_ready AFTER INSERT OR UPDATE OF state ON tickets
+            FOR EACH ROW WHEN (NEW.state = 'READY') EXECUTE FUNCTION notify_ready()""")));
 
   private Schema() {}
 
@@ -349,8 +367,9 @@ final class Schema {
         p.executeUpdate();
       }
       c.commit();
-      version = m.version();
       lock(c, schema);
+      // another daemon may have taken the lock between the commit and this lock, and migrated further
+      version = versionOf(c, schema, where);
     }
     c.commit();
     return version;

@@ -271,7 +271,7 @@ public final class Daemon implements AutoCloseable {
       throw new Refused(2, e.getMessage());
     }
     try {
-      coordination = StoreHandle.open(config, home, storeOptions);
+      coordination = StoreHandle.open(config, home, storeOptions, this::newWorkElsewhere);
     } catch (RuntimeException e) {
       throw StoreHandle.refusal(e, config, home);
     }
@@ -497,6 +497,15 @@ public final class Daemon implements AutoCloseable {
     }
   }
 
+  /** A shared store says a ticket became claimable: the engine dispatches at its next step (H1). */
+  private void newWorkElsewhere() {
+    enqueue(() -> {
+      if (engine != null) {
+        engine.onQueueChanged(mono(), wall());
+      }
+    });
+  }
+
   /** Why the store cannot be used, in a few plain words, when a failure of the store is what {@code e} is. */
   private static Optional<String> storeFailure(Throwable e) {
     return StoreHandle.failure(e);
@@ -539,7 +548,7 @@ public final class Daemon implements AutoCloseable {
   private void reopen(long now) {
     StoreOutage o = outage;
     try {
-      coordination = StoreHandle.open(config, home, storeOptions);
+      coordination = StoreHandle.open(config, home, storeOptions, this::newWorkElsewhere);
     } catch (RuntimeException e) {
       failedAttempt(o, e, now);
       return;

@@ -41,11 +41,14 @@ final class StoreHandle implements AutoCloseable {
    *
    * @param h2Options adjusts the H2 store's options (a test reaches the file through a file system that
    *                  fails on demand); unused on PostgreSQL
+   * @param onNewWork called, on a thread of the store's, when a shared store says a ticket became
+   *                  claimable; never on the embedded store, whose every change is this daemon's
    * @throws RuntimeException the store's own failure, for {@link #failure} and {@link #refusal}
    */
-  static StoreHandle open(VigilConfig config, Home home, UnaryOperator<H2Options> h2Options) {
+  static StoreHandle open(VigilConfig config, Home home, UnaryOperator<H2Options> h2Options, Runnable onNewWork) {
     if (config.store() instanceof StoreConfig.Postgres pg) {
       PostgresCoordination c = PostgresCoordination.open(pg.options(config.retry()));
+      c.onNewWork(onNewWork); // work submitted through another host is looked at once it is there
       return new StoreHandle(c, c.schedules(), null, c);
     }
     H2Coordination c = H2Coordination.open(home.databaseFile(),

@@ -228,6 +228,18 @@ public final class Engine {
 
   // ---- events ----
 
+  /**
+   * The store says a ticket became claimable through another client (on a shared store, another
+   * host's daemon: H1): the next tick dispatches at once. A hint only; the dispatch decides.
+   */
+  public void onQueueChanged(long nowMonoMs, long nowWallMs) {
+    advanceClock(nowMonoMs, nowWallMs);
+    if (!lifecycle.stopped()) {
+      dispatchWanted = true;
+      status.storeMayHaveChanged();
+    }
+  }
+
   /** The shell saw a worker it launched exit (its own child). Exits of unknown processes are ignored. */
   public void onExit(ProcessExit exit, long nowMonoMs, long nowWallMs) {
     Objects.requireNonNull(exit, "exit");

@@ -73,6 +73,15 @@ class EngineIdleTest {
       fresh.run(2 * Bench.ms(Timeout.RECONCILE));
       Submission s = fresh.coordination.submit(NewTicket.of(LANE_A, "cmd", "{}"), fresh.world.wallMs); // another host
       TicketId elsewhere = ((Submission.Accepted) s).ticket().id();
+      fresh.run(Bench.ms(Timeout.RECONCILE) / 4);
+      assertEquals(TicketState.READY, fresh.ticket(elsewhere).state(), "no event yet, and no pass yet");
+      if (hostId != null) { // the store's word that a ticket became claimable: dispatched at once
+        Submission s2 = fresh.coordination.submit(NewTicket.of(LANE_A, "cmd", "{}"), fresh.world.wallMs);
+        fresh.engine.onQueueChanged(fresh.world.monoMs, fresh.world.wallMs);
+        fresh.run(1);
+        assertEquals(TicketState.LEASED, fresh.ticket(((Submission.Accepted) s2).ticket().id()).state(),
+            "H1: told of new work, the daemon claimed it without waiting for its next pass");
+      }
       fresh.run(Bench.ms(Timeout.RECONCILE) + 10);
       if (hostId != null) {
         assertEquals(TicketState.LEASED, fresh.ticket(elsewhere).state(),
