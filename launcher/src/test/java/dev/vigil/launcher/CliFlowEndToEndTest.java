@@ -264,7 +264,7 @@ class CliFlowEndToEndTest {
     Result submitted = finish(waiting);
     assertEquals(0, submitted.code(), submitted.err());
     assertTrue(submitted.line().matches("t-[0-9]+"), submitted.out());
-    assertTrue(submitted.err().contains("waiting up to 90s for the daemon on " + home), submitted.err());
+    assertTrue(submitted.err().contains("waiting up to 1m30s for the daemon on " + home), submitted.err());
     assertEquals("SUCCEEDED", until(home, submitted.line(), t -> t.path("state").asText().equals("SUCCEEDED"))
         .path("state").asText());
 
