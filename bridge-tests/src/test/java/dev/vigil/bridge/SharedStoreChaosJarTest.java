@@ -57,7 +57,9 @@ import org.junit.jupiter.api.io.TempDir;
  *   <li>Q1, Q2: each ticket's attempts equal its runs whose verdict spends one;
  *   <li>no outcome a worker wrote ({@code outcome.json}, in either home) is missing from the store;
  *   <li>H1: each run ran in the home of the host whose daemon owns it in the store, and only there (its
- *       command's directory, its run directory), and {@code vigil show --json} gives that host;
+ *       command's directory, its run directory), and {@code vigil show --json} gives that host; each
+ *       daemon's journal claims, launches, recovers and settles its own host's runs only, and leaves the
+ *       other host's to it;
  *   <li>both hosts ran work, and one ticket was made per task whichever daemon took it;
  *   <li>{@link CoordinationInvariants} hold on the PostgreSQL store, opened after both daemons stopped.
  * </ul>
@@ -415,24 +417,42 @@ class SharedStoreChaosJarTest {
       }
     }
 
-    long adoptions = 0;
+    // H1: a daemon claims, launches, recovers and settles its own host's runs only, and leaves the others' to them
+    Map<String, Integer> recovered = new TreeMap<>();
+    List<String> trespasses = new ArrayList<>();
     for (Host h : both) {
-      adoptions += journal(h).stream().filter(e -> e.path("event").asText().equals("Recovered")
-          && Set.of("READOPT", "ADOPT_CLAIM").contains(e.path("action").asText())).count();
+      for (ObjectNode e : journal(h)) {
+        String run = e.path(e.has("run") ? "run" : "key").asText();
+        if (!run.startsWith("t-")) {
+          continue;
+        }
+        Run r = runs.get(run);
+        String owner = r == null ? null : hostOfOwner.get(r.owner());
+        String action = e.path("action").asText();
+        if (e.path("event").asText().equals("Recovered")) {
+          recovered.merge(action, 1, Integer::sum);
+        }
+        boolean left = action.equals("LEAVE_TO_ITS_HOST");
+        if (left ? h.id.equals(owner) || !e.path("detail").asText().equals("run of host " + owner)
+            : !h.id.equals(owner)) {
+          trespasses.add(h.id + " journal: " + e + ", a run of host " + owner);
+        }
+      }
     }
     System.out.printf("shared chaos: %d tasks through 2 daemons on one PostgreSQL store (%d submissions retried, %d "
             + "taken by the other daemon, %d answered as duplicates), %d daemon kills (%d of them vigil restart, %d "
-            + "with both daemons down), %d worker kills (of %d), %d adoptions, runs started on host-a %d, host-b %d, "
-            + "%d runs, %d double spawns, %d lost outcomes, %d misplaced runs, settled %.0f s after the faults, %.0f s "
-            + "(seed %d: -Dvigil.sharedChaos.seed=%d)%n",
+            + "with both daemons down), %d worker kills (of %d), recoveries %s, runs started on host-a %d, host-b %d, "
+            + "%d runs, %d double spawns, %d lost outcomes, %d misplaced runs, %d runs minded by the other host, "
+            + "settled %.0f s after the faults, %.0f s (seed %d: -Dvigil.sharedChaos.seed=%d)%n",
         TASKS, retries.get(), elsewhere.get(), duplicates.get(), daemonKills, restarts, bothDown, workerKills.get(),
-        WORKER_KILLS, adoptions, startedOn.getOrDefault("host-a", 0), startedOn.getOrDefault("host-b", 0),
-        snapshot.runs().size(), overlaps.size(), lost.size(), misplaced.size(), settleSeconds,
+        WORKER_KILLS, recovered, startedOn.getOrDefault("host-a", 0), startedOn.getOrDefault("host-b", 0),
+        snapshot.runs().size(), overlaps.size(), lost.size(), misplaced.size(), trespasses.size(), settleSeconds,
         (System.nanoTime() - t0) / 1e9, SEED, SEED);
     assertEquals(List.of(), overlaps, "C1 no double spawn (seed " + SEED + ")");
     assertEquals(List.of(), miscounted, "Q1/Q2 attempts equal the runs that spend one (seed " + SEED + ")");
     assertEquals(List.of(), lost, "no outcome a worker wrote is missing from the store (seed " + SEED + ")");
     assertEquals(List.of(), misplaced, "H1 each run on its owner's host (seed " + SEED + ")");
+    assertEquals(List.of(), trespasses, "H1 each daemon minds its own host's runs only (seed " + SEED + ")");
     assertTrue(WORKER_KILLS == 0 || workerKills.get() > 0, "worker hosts were killed: " + workerKills.get());
     assertTrue(startedOn.getOrDefault("host-a", 0) > 0 && startedOn.getOrDefault("host-b", 0) > 0,
         "both hosts ran work: " + startedOn);
