@@ -71,9 +71,9 @@ import org.junit.jupiter.api.io.TempDir;
 @Tag("slow")
 @Tag("chaos")
 class SharedStoreChaosJarTest {
-  private static final int TASKS = Integer.getInteger("vigil.sharedChaos.tasks", 120);
-  private static final int DAEMON_KILLS = Integer.getInteger("vigil.sharedChaos.daemonKills", 10);
-  private static final int WORKER_KILLS = Integer.getInteger("vigil.sharedChaos.workerKills", 10);
+  private static final int TASKS = Integer.getInteger("vigil.sharedChaos.tasks", 80);
+  private static final int DAEMON_KILLS = Integer.getInteger("vigil.sharedChaos.daemonKills", 8);
+  private static final int WORKER_KILLS = Integer.getInteger("vigil.sharedChaos.workerKills", 8);
   private static final long SEED = Long.getLong("vigil.sharedChaos.seed", System.nanoTime());
   /** How long a submission waits for its reply before it is sent again (with the same key). */
   private static final long SUBMIT_WAIT_MS = 20_000;
