@@ -74,6 +74,11 @@ class SharedStoreCliTest {
     }
   }
 
+  /** A shell loop that waits until {@code gate} exists. */
+  private static String waitFor(Path gate) {
+    return "while [ ! -e " + gate + " ]; do sleep 0.2; done";
+  }
+
   private static boolean alive(long pid) {
     return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
   }
@@ -116,9 +121,10 @@ class SharedStoreCliTest {
     }
     Path a = homeOf.get("host-a");
     Path starts = tmp.resolve("starts.log");
+    Path gate = tmp.resolve("gate-1"); // each task runs until the test makes this file: no race with a loaded machine
     List<String> ids = new ArrayList<>();
     for (int i = 0; i < 6; i++) { // the default lane runs 2 at once on each host: all 6 run only when each host runs 2
-      ids.add(vigil(a, "submit", "--", "sh", "-c", "echo " + i + " >> " + starts + "; sleep 12").line());
+      ids.add(vigil(a, "submit", "--", "sh", "-c", "echo " + i + " >> " + starts + "; " + waitFor(gate)).line());
     }
     Map<String, JsonNode> running = awaitTasks(a, ids, m -> m.size() == 6 && count(m, "LEASED") == 6
         && m.values().stream().allMatch(t -> t.hasNonNull("host")));
@@ -160,6 +166,7 @@ class SharedStoreCliTest {
     Path bConfig = tmp.resolve("host-b.json");
     daemonOf.put("host-b", daemonPid(homeOf.get("host-b"), vigil(homeOf.get("host-b"), "up", "--config",
         bConfig.toString())));
+    Files.createFile(gate);
     Map<String, JsonNode> done = awaitTasks(a, ids, m -> m.size() == 6 && count(m, "SUCCEEDED") == 6);
     for (String t : ids) {
       JsonNode d = json(vigil(a, "show", t, "--json"));
@@ -173,8 +180,9 @@ class SharedStoreCliTest {
 
     // host-c is lost for good (its daemon and its workers killed); an operator releases it and its work runs again, once
     List<String> more = new ArrayList<>();
+    Path gate2 = tmp.resolve("gate-2");
     for (int i = 6; i < 12; i++) {
-      more.add(vigil(a, "submit", "--", "sh", "-c", "echo " + i + " >> " + starts + "; sleep 8").line());
+      more.add(vigil(a, "submit", "--", "sh", "-c", "echo " + i + " >> " + starts + "; " + waitFor(gate2)).line());
     }
     Map<String, JsonNode> second = awaitTasks(a, more, m -> m.size() == 6 && count(m, "LEASED") == 6
         && m.values().stream().allMatch(t -> t.hasNonNull("host")));
@@ -194,6 +202,7 @@ class SharedStoreCliTest {
     Result released = vigil(a, "release-host", "host-c");
     assertEquals(0, released.code(), released.err());
     assertTrue(released.out().startsWith("host host-c released: 2 live runs"), released.out());
+    Files.createFile(gate2); // the other hosts' tasks end, and the released ones run again in their slots
     awaitTasks(a, more, m -> m.size() == 6 && count(m, "SUCCEEDED") == 6);
     for (String t : onC) {
       JsonNode d = json(vigil(a, "show", t, "--json"));
@@ -268,7 +277,8 @@ class SharedStoreCliTest {
         "a host id derived from the machine and the home: " + status.path("hostId"));
 
     // the database restarts under a running daemon: its worker runs on, nothing is decided meanwhile, then it goes on
-    String t = vigil(home, "submit", "--", "sh", "-c", "sleep 20; echo done").line();
+    Path gate = tmp.resolve("gate-outage");
+    String t = vigil(home, "submit", "--", "sh", "-c", waitFor(gate) + "; echo done").line();
     JsonNode running = CliEndToEndTest.poll(home, t, x -> x.path("runs").size() == 1
         && "RUNNING".equals(x.path("runs").get(0).path("state").asText()));
     long worker = running.path("runs").get(0).path("pid").asLong();
@@ -283,6 +293,7 @@ class SharedStoreCliTest {
     assertTrue((during.out() + during.err()).contains("the store is unavailable"), during.out() + during.err());
     assertTrue(alive(worker), "the worker runs on while the store is unavailable");
     pg.startAgain();
+    Files.createFile(gate);
     assertEquals(0, vigil(home, "wait", t, "--timeout", "90s").code());
     JsonNode done = json(vigil(home, "show", t, "--json"));
     assertEquals("SUCCEEDED", done.path("state").asText(), done.toString());
