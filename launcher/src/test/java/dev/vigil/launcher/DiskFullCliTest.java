@@ -5,6 +5,7 @@ import static dev.vigil.launcher.CliEndToEndTest.vigil;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -156,7 +157,9 @@ class DiskFullCliTest {
   @Test
   void aFullDisk_refusesNewWorkWithExit5_keepsTheRunningTask_andTheDaemonComesBackByItselfOnceThereIsRoom()
       throws Exception {
-    Path home = smallDiskHome("home", 16);
+    // the home holds the daemon's copies of its jars too (about 14 MiB when the modules are packaged jars): 48 MiB
+    // leaves the store room to work in once the filler is gone
+    Path home = smallDiskHome("home", 48);
     gate = tmp.resolve("gate");
     Path config = Files.writeString(tmp.resolve("vigil.json"), """
         { "timeouts": { "heartbeat": "1s", "statusStale": "6s", "reconcile": "1s", "leaseTtl": "5s" } }
@@ -178,6 +181,8 @@ class DiskFullCliTest {
     // the disk fills: the daemon's next write fails (the store only appends) and the outage begins,
     // at a renewal or at this very submission, which is refused either way
     long filled = fill(home.resolve("filler"));
+    assertTrue(filled >= 4L << 20, "the disk had room before the filler took it (" + filled / 1024 + " KiB): without it the"
+        + " store cannot come back when the filler goes, and the test would prove nothing");
     long fullAtMs = System.currentTimeMillis();
     Result submit = vigil(home, "submit", "--", "true");
     assertEquals(5, submit.code(), "a submission is refused while the store is unavailable: " + submit.out() + submit.err());
@@ -245,7 +250,11 @@ class DiskFullCliTest {
       if (s.isPresent() && s.get().path("state").asText().equals("STORE_UNAVAILABLE")) {
         outageStatus = s.get();
       }
-      assertTrue(System.nanoTime() < deadline, "the store is back within 90 s of the filler's removal");
+      if (System.nanoTime() >= deadline) {
+        Path log = home.resolve("logs").resolve("daemon.log");
+        fail("the store is back within 90 s of the filler's removal; daemon.log:\n"
+            + (Files.exists(log) ? new String(Files.readAllBytes(log), StandardCharsets.UTF_8) : "(none)"));
+      }
       Thread.sleep(50);
     }
     assertTrue(outageStatus != null, "daemon.json said STORE_UNAVAILABLE while the outage lasted with room on the disk");
