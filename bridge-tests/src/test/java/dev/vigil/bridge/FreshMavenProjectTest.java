@@ -56,6 +56,7 @@ class FreshMavenProjectTest {
     Map<String, Class<?>> m = new LinkedHashMap<>();
     m.put("coordination-api", ProcessIdentity.class);
     m.put("coordination-h2", H2Coordination.class);
+    m.put("coordination-postgres", dev.vigil.coordination.postgres.PostgresCoordination.class);
     m.put("supervisor-core", TimeoutLattice.class);
     m.put("worker-runtime", WorkerMain.class);
     m.put("launcher", Vigil.class);
