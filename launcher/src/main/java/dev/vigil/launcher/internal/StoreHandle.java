@@ -137,9 +137,9 @@ final class StoreHandle implements AutoCloseable {
     if (refused.isPresent()) {
       return new Daemon.Refused(2, "store.postgresql." + refused.get().field() + ": " + Wire.oneLine(refused.get().getMessage()));
     }
-    if (PostgresUnavailableException.in(e).isPresent()) {
-      return new Daemon.Refused(1, "cannot reach the store at " + where(config, home) + ": "
-          + PostgresUnavailableException.in(e).get().reason() + " (" + Wire.oneLine(e.getMessage()) + ")");
+    Optional<PostgresUnavailableException> unreachable = PostgresUnavailableException.in(e);
+    if (unreachable.isPresent()) { // its message names the server, the reason and the driver's words
+      return new Daemon.Refused(1, Wire.oneLine(unreachable.get().getMessage()));
     }
     return new Daemon.Refused(1, "cannot open the store: " + Wire.oneLine(e.getMessage()));
   }
