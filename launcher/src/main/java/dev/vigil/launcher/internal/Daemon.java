@@ -506,11 +506,6 @@ public final class Daemon implements AutoCloseable {
     });
   }
 
-  /** Why the store cannot be used, in a few plain words, when a failure of the store is what {@code e} is. */
-  private static Optional<String> storeFailure(Throwable e) {
-    return StoreHandle.failure(e);
-  }
-
   /**
    * The store failed: the engine incarnation is dropped (nothing it decided after the failure could
    * be recorded), the store closed, every worker left running and connected; reopening starts after
@@ -570,7 +565,7 @@ public final class Daemon implements AutoCloseable {
   }
 
   private void failedAttempt(StoreOutage o, RuntimeException e, long now) {
-    Optional<String> store = storeFailure(e);
+    Optional<String> store = StoreHandle.failure(e);
     String why = store.orElseGet(() -> Wire.oneLine(String.valueOf(e.getMessage())));
     if (store.isEmpty()) {
       LOG.error("reopening the store failed", e);
@@ -701,7 +696,7 @@ public final class Daemon implements AutoCloseable {
    * the caller goes on as with any other failure.
    */
   private boolean outageFrom(RuntimeException e) {
-    Optional<String> store = storeFailure(e);
+    Optional<String> store = StoreHandle.failure(e);
     if (store.isEmpty()) {
       return false;
     }
