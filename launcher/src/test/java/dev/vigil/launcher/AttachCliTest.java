@@ -140,6 +140,7 @@ class AttachCliTest {
   }
 
   private static void kill9(long pid) throws Exception {
+    assertTrue(pid > 1 && pid != ProcessHandle.current().pid(), "not a process to kill: " + pid); // kill -9 0 would end this group
     assertEquals(0, new ProcessBuilder("kill", "-9", Long.toString(pid)).start().waitFor());
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
     while (ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {

@@ -162,6 +162,7 @@ class CheckpointsCliTest {
   }
 
   private static void kill9(long pid) throws Exception {
+    assertTrue(pid > 1 && pid != ProcessHandle.current().pid(), "not a process to kill: " + pid); // kill -9 0 would end this group
     new ProcessBuilder("kill", "-9", Long.toString(pid)).start().waitFor();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {

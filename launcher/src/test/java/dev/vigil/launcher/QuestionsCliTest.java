@@ -56,6 +56,7 @@ class QuestionsCliTest {
   }
 
   private static void killed(long pid) throws Exception {
+    assertTrue(pid > 1 && pid != ProcessHandle.current().pid(), "not a process to kill: " + pid); // kill -9 0 would end this group
     new ProcessBuilder("kill", "-9", Long.toString(pid)).start().waitFor();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
     while (ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false) && System.nanoTime() < deadline) {

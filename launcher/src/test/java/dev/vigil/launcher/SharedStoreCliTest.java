@@ -67,11 +67,35 @@ class SharedStoreCliTest {
   }
 
   private static void kill9(long pid) throws Exception {
+    assertTrue(pid > 1 && pid != ProcessHandle.current().pid(), "not a process to kill: " + pid); // kill -9 0 would end this group
     new ProcessBuilder("kill", "-9", Long.toString(pid)).start().waitFor();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
     while (ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false) && System.nanoTime() < deadline) {
       Thread.sleep(50);
     }
+  }
+
+  /**
+   * The first run of {@code ticket} once its worker's process is recorded: a claimed ticket's
+   * worker may not have started yet on a loaded machine.
+   */
+  private static JsonNode startedRun(Path home, String ticket) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+    while (true) {
+      JsonNode run = json(vigil(home, "show", ticket, "--json")).path("runs").path(0);
+      if (run.path("pid").asLong() > 1 && run.path("start").path("identity").path("pgid").asLong() > 1) {
+        return run;
+      }
+      assertTrue(System.nanoTime() < deadline, "the worker of " + ticket + " never started: " + run);
+      Thread.sleep(200);
+    }
+  }
+
+  /** {@code kill -9} of a worker's process group; refuses any group but a worker's own (never 0, 1 or this one). */
+  private static void killGroup(long pgid) throws Exception {
+    long own = Long.parseLong(Files.readString(Path.of("/proc/self/stat")).replaceAll("^.*\\) ", "").split(" ")[2]);
+    assertTrue(pgid > 1 && pgid != own, "not a worker's process group: " + pgid);
+    assertEquals(0, new ProcessBuilder("kill", "-9", "-" + pgid).start().waitFor(), "kill -9 -" + pgid);
   }
 
   /** A shell loop that waits until {@code gate} exists. */
@@ -145,7 +169,7 @@ class SharedStoreCliTest {
     assertFalse(status.toString().contains(PASSWORD));
     assertEquals(6, status.path("runs").size(), "the status shows every host's live runs: " + status);
     String b0 = ticketsOf.get("host-b").get(0);
-    JsonNode bRun = json(vigil(a, "show", b0, "--json")).path("runs").get(0);
+    JsonNode bRun = startedRun(a, b0);
     assertEquals("host-b", bRun.path("host").asText(), bRun.toString());
     long bWorker = bRun.path("pid").asLong();
 
@@ -189,10 +213,13 @@ class SharedStoreCliTest {
     List<String> onC = second.values().stream().filter(t -> t.path("host").asText().equals("host-c"))
         .map(t -> t.path("id").asText()).toList();
     assertEquals(2, onC.size(), second.toString());
-    kill9(daemonOf.get("host-c"));
+    List<Long> groupsOnC = new ArrayList<>();
     for (String t : onC) {
-      JsonNode run = json(vigil(a, "show", t, "--json")).path("runs").get(0);
-      new ProcessBuilder("kill", "-9", "-" + run.path("start").path("identity").path("pgid").asLong()).start().waitFor();
+      groupsOnC.add(startedRun(a, t).path("start").path("identity").path("pgid").asLong());
+    }
+    kill9(daemonOf.get("host-c"));
+    for (long group : groupsOnC) {
+      killGroup(group);
     }
     JsonNode hosts = json(vigil(a, "hosts", "--json"));
     assertEquals(3, hosts.size(), hosts.toString());
