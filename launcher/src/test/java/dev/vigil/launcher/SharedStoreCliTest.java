@@ -8,6 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.vigil.coordination.ProcessIdentity;
+import dev.vigil.worker.process.GroupSignal;
+import dev.vigil.worker.process.Processes;
+import dev.vigil.worker.process.Signalled;
 import dev.vigil.launcher.CliEndToEndTest.Result;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -89,13 +93,6 @@ class SharedStoreCliTest {
       assertTrue(System.nanoTime() < deadline, "the worker of " + ticket + " never started: " + run);
       Thread.sleep(200);
     }
-  }
-
-  /** {@code kill -9} of a worker's process group; refuses any group but a worker's own (never 0, 1 or this one). */
-  private static void killGroup(long pgid) throws Exception {
-    long own = Long.parseLong(Files.readString(Path.of("/proc/self/stat")).replaceAll("^.*\\) ", "").split(" ")[2]);
-    assertTrue(pgid > 1 && pgid != own, "not a worker's process group: " + pgid);
-    assertEquals(0, new ProcessBuilder("kill", "-9", "-" + pgid).start().waitFor(), "kill -9 -" + pgid);
   }
 
   /** A shell loop that waits until {@code gate} exists. */
@@ -213,13 +210,15 @@ class SharedStoreCliTest {
     List<String> onC = second.values().stream().filter(t -> t.path("host").asText().equals("host-c"))
         .map(t -> t.path("id").asText()).toList();
     assertEquals(2, onC.size(), second.toString());
-    List<Long> groupsOnC = new ArrayList<>();
+    List<ProcessIdentity> workersOnC = new ArrayList<>();
     for (String t : onC) {
-      groupsOnC.add(startedRun(a, t).path("start").path("identity").path("pgid").asLong());
+      JsonNode id = startedRun(a, t).path("start").path("identity");
+      workersOnC.add(new ProcessIdentity(id.path("bootId").asText(), id.path("pid").asLong(),
+          id.path("startTicks").asLong(), id.path("pgid").asLong()));
     }
     kill9(daemonOf.get("host-c"));
-    for (long group : groupsOnC) {
-      killGroup(group);
+    for (ProcessIdentity worker : workersOnC) { // kill -9 of its whole group, checked to be that very worker's
+      assertEquals(Signalled.Sent.class, Processes.signal(worker, GroupSignal.KILL).getClass(), worker.toString());
     }
     JsonNode hosts = json(vigil(a, "hosts", "--json"));
     assertEquals(3, hosts.size(), hosts.toString());

@@ -67,6 +67,11 @@ public final class Processes {
   /** This process's identity. */
   public static ProcessIdentity self() {
     long pid = ProcessHandle.current().pid();
+    if (ProcessTable.SYSTEM.stat(pid).filter(s -> s.pgrp() <= 0).isPresent()) {
+      // in a pid namespace, a group led from outside it reads as group 0: nothing could signal it by group
+      throw new IllegalStateException("this process (pid " + pid + ") belongs to a process group led from outside"
+          + " its pid namespace; start it in a session of its own (setsid), or with vigil up");
+    }
     return identityOf(pid).orElseThrow(() -> new IllegalStateException("cannot read the identity of this process " + pid));
   }
 
@@ -320,7 +325,9 @@ public final class Processes {
   /** Runs {@code kill -s SIG -- target}; true when kill reported success. */
   private static boolean kill(GroupSignal signal, String target) {
     try {
-      Process p = new ProcessBuilder(KILL_PROGRAM, "-s", signal.name(), "--", target)
+      List<String> argv = new ArrayList<>(killCommand(signal));
+      argv.add(target);
+      Process p = new ProcessBuilder(argv)
           .redirectInput(Redirect.from(new File("/dev/null")))
           .redirectOutput(Redirect.DISCARD)
           .redirectError(Redirect.DISCARD)
@@ -334,14 +341,15 @@ public final class Processes {
     }
   }
 
-  private static final String KILL_PROGRAM = killProgram();
-
-  private static String killProgram() {
-    for (String p : List.of("/usr/bin/kill", "/bin/kill")) {
-      if (Files.isExecutable(Path.of(p))) {
-        return p;
-      }
-    }
-    return "kill";
+  /**
+   * The command that sends {@code signal} to the pid or negative group id appended to it: the
+   * shell's own {@code kill}, not {@code /usr/bin/kill}. The kill of procps-ng 4.0.2 (Debian 12)
+   * reads a negative target that is also a signal number ({@code -1} to {@code -64}: any group of a
+   * process with a small pid, as in a container) as an option even after {@code --}, and so signals
+   * nothing; and without {@code --} it reads {@code -9 -16524} as {@code kill(-1, SIGKILL)}: every
+   * process there is. The shell's builtin reads both as a group.
+   */
+  static List<String> killCommand(GroupSignal signal) {
+    return List.of("/bin/sh", "-c", "kill -s " + signal.name() + " -- \"$1\"", "kill");
   }
 }
