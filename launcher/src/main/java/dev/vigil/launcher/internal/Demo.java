@@ -3,6 +3,7 @@ package dev.vigil.launcher.internal;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.vigil.coordination.Lane;
+import dev.vigil.worker.process.Processes;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -98,7 +99,7 @@ public final class Demo {
     out.println("3. Kill the daemon with kill -9 while " + (live.size() == 1 ? "1 task runs." : live.size() + " tasks run."));
     out.println("   A crash gives it no chance to clean up; its workers are separate processes, so they keep running.");
     new ProcessBuilder("kill", "-9", Long.toString(pid1)).inheritIO().start().waitFor();
-    while (ProcessHandle.of(pid1).map(ProcessHandle::isAlive).orElse(false)) {
+    while (Processes.identityOf(pid1).isPresent()) {
       Thread.sleep(100);
     }
     Map<String, Long> pidsBefore = new HashMap<>();
@@ -107,7 +108,7 @@ public final class Demo {
       pidsBefore.put(r.path("run").asText(), p);
       out.println("   the worker of " + r.path("run").asText() + " (" + tickets.getOrDefault(r.path("run").asText()
           .replaceFirst("\\.[0-9]+$", ""), "?") + ", pid " + p + ") is "
-          + (ProcessHandle.of(p).map(ProcessHandle::isAlive).orElse(false) ? "still running" : "gone"));
+          + (Processes.identityOf(p).isPresent() ? "still running" : "gone"));
     }
     out.println();
 

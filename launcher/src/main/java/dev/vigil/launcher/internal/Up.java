@@ -7,6 +7,7 @@ import dev.vigil.supervisor.TimeoutLattice;
 import dev.vigil.supervisor.Version;
 import dev.vigil.worker.protocol.Message;
 import dev.vigil.worker.engine.HostClasspath;
+import dev.vigil.worker.process.Processes;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -278,7 +279,8 @@ public final class Up {
   public static void waitGone(Home home, long pid) {
     long deadline = System.nanoTime() / 1_000_000 + TimeoutLattice.Timeout.LAUNCHER_WAIT.defaultMs();
     while (System.nanoTime() / 1_000_000 < deadline) {
-      boolean alive = pid > 0 && ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+      // an exited process not yet reaped (a zombie, as under an init that does not reap) counts as gone
+      boolean alive = pid > 0 && Processes.identityOf(pid).isPresent();
       if (!alive && !Files.exists(home.socket())) {
         return;
       }
