@@ -282,10 +282,11 @@ public final class VigilHome implements AutoCloseable {
       pids.addAll(workers);
     }
     for (long pid : pids) {
-      if (Proc.alive(pid)) {
+      if (pid > 1 && Proc.alive(pid)) {
         String target = workers.contains(pid) ? "-" + pid : Long.toString(pid);
         try {
-          new ProcessBuilder("kill", "-9", "--", target).start().waitFor();
+          // the shell's builtin: procps kill misreads some negative targets (see Processes.killCommand)
+          new ProcessBuilder("/bin/sh", "-c", "kill -s KILL -- \"$1\"", "kill", target).start().waitFor();
         } catch (IOException e) {
           // nothing to end
         } catch (InterruptedException e) {
