@@ -6,6 +6,8 @@ import static org.quicktheories.QuickTheory.qt;
 import static org.quicktheories.generators.SourceDSL.longs;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * The engine's laws as properties of the deterministic {@link Simulation}: QuickTheories draws the
@@ -15,6 +17,7 @@ import org.junit.jupiter.api.Test;
  * those laws are about actually occurred (no vacuous pass). A failure prints the seed and the one
  * line that replays it.
  */
+@Execution(ExecutionMode.CONCURRENT) // each property simulates on its own; they share nothing
 class EnginePropertiesTest {
   private static Tally simulate(String law, Simulation.Profile profile, int seeds) {
     Tally tally = new Tally(law);
