@@ -2223,12 +2223,26 @@ final class Simulation {
 
   // ---- the journal: every decision checked against the world when it is made ----
 
+  /** A cron's next fire after a moment, by cron, zone and moment. */
+  private record CronLook(Cron cron, java.time.ZoneId zone, long afterMs) {}
+
+  private final Map<CronLook, Long> cronLooks = new HashMap<>();
+  private final Map<String, Long> fireInstants = new HashMap<>();
+
+  /** The first fire of {@code s} after {@code afterMs}, {@link Long#MAX_VALUE} when there is none. */
+  private long nextFire(Schedule s, long afterMs) {
+    return cronLooks.computeIfAbsent(new CronLook(s.spec().cron(), s.spec().zone(), afterMs),
+        k -> k.cron().nextAfter(k.afterMs(), k.zone()).orElse(Long.MAX_VALUE));
+  }
+
   /**
    * Q15 after every step: no fire has two tickets, every ticket of a schedule is of one of its fires,
    * and the catch-up-all, parallel schedule has a ticket for every fire it decided since
    * {@link #everyFireFrom}, whatever crashes fell between.
    */
   private void checkSchedules() {
+    // checked after every step over every ticket so far: the cron's answers and the parsed fire
+    // labels are remembered (both are pure), which keeps a long history's checks linear
     Map<String, Schedule> byName = new HashMap<>();
     for (ScheduleView v : scheduleLaw.list()) {
       byName.put(v.schedule().name().name(), v.schedule());
@@ -2243,11 +2257,12 @@ final class Simulation {
         continue;
       }
       Schedule s = byName.get(name);
-      long fire = java.time.Instant.parse(t.labels().get(Schedule.FIRE_LABEL)).toEpochMilli();
+      long fire = fireInstants.computeIfAbsent(t.labels().get(Schedule.FIRE_LABEL),
+          l -> java.time.Instant.parse(l).toEpochMilli());
       if (!fires.computeIfAbsent(name, n -> new HashSet<>()).add(fire)) {
         violated("Q15: fire " + t.labels().get(Schedule.FIRE_LABEL) + " of schedule " + name + " has two tickets");
       }
-      if (s.spec().cron().nextAfter(fire - 1, s.spec().zone()).orElse(-1) != fire || fire <= s.createdAtMs()
+      if (nextFire(s, fire - 1) != fire || fire <= s.createdAtMs()
           || fire > s.lastFireMs()) {
         violated("Q15: " + t.id() + " is of no fire of schedule " + name + " that was decided: " + t.labels());
       }
@@ -2255,7 +2270,7 @@ final class Simulation {
     Schedule all = byName.get("every2s");
     long f = everyFireFrom;
     while (true) {
-      f = all.spec().cron().nextAfter(f, all.spec().zone()).getAsLong();
+      f = nextFire(all, f);
       if (f > all.lastFireMs()) {
         break;
       }
