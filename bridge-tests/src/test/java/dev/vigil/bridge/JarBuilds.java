@@ -82,7 +82,9 @@ final class JarBuilds {
   /** Starts {@code vigil --home HOME ARGS} of {@code b}; stdout and stderr go to the given files. */
   Process start(Build b, Path home, Path out, Path err, String... args) throws IOException {
     List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-jar", b.jar().toString(), "--home", home.toString()));
+        "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
+    cmd.addAll(CliArchive.flags(b.jar()));
+    cmd.addAll(List.of("-jar", b.jar().toString(), "--home", home.toString()));
     cmd.addAll(List.of(args));
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
         .redirectOutput(out.toFile()).redirectError(err.toFile());

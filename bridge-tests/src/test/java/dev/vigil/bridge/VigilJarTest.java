@@ -37,7 +37,9 @@ class VigilJarTest {
 
   private Result vigilFrom(Path jar, String... args) throws Exception {
     List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-jar", jar.toString(), "--home", home.toString()));
+        "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
+    cmd.addAll(CliArchive.flags(jar));
+    cmd.addAll(List.of("-jar", jar.toString(), "--home", home.toString()));
     cmd.addAll(List.of(args));
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(tmp.resolve("err.txt").toFile());
     Process p = pb.start();

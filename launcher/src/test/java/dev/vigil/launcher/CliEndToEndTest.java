@@ -58,9 +58,8 @@ class CliEndToEndTest {
   }
 
   static Process start(Path home, String... args) throws IOException {
-    List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
-        Main.class.getName(), "--home", home.toString()));
+    List<String> cmd = new ArrayList<>(CliJvm.prefix());
+    cmd.addAll(List.of(Main.class.getName(), "--home", home.toString()));
     cmd.addAll(List.of(args));
     ProcessBuilder pb = new ProcessBuilder(cmd);
     pb.environment().remove("VIGIL_HOME");

@@ -63,9 +63,8 @@ class TaskControlCliTest {
 
   /** {@code vigil} run from {@code cwd} with {@code env} added to the test's environment. */
   static Process startIn(Path home, Path cwd, Map<String, String> env, String... args) throws IOException {
-    List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
-        Main.class.getName(), "--home", home.toString()));
+    List<String> cmd = new ArrayList<>(CliJvm.prefix());
+    cmd.addAll(List.of(Main.class.getName(), "--home", home.toString()));
     cmd.addAll(List.of(args));
     ProcessBuilder pb = new ProcessBuilder(cmd).directory(cwd.toFile());
     pb.environment().remove("VIGIL_HOME");
