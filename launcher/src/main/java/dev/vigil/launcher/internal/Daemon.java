@@ -241,7 +241,7 @@ public final class Daemon implements AutoCloseable {
       // a view that reads the store while no daemon runs holds the lock for a moment: wait it out
       long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(LOCK_READER_WAIT_MS);
       while (lock == null && System.nanoTime() < until && statusFile.read()
-          .flatMap(st -> Processes.identityOf(st.pid())).isEmpty()) {
+          .filter(st -> Processes.running(st.pid())).isEmpty()) {
         Thread.sleep(50);
         lock = DaemonLock.tryAcquire(home.lockFile()).orElse(null);
       }

@@ -99,7 +99,7 @@ public final class Demo {
     out.println("3. Kill the daemon with kill -9 while " + (live.size() == 1 ? "1 task runs." : live.size() + " tasks run."));
     out.println("   A crash gives it no chance to clean up; its workers are separate processes, so they keep running.");
     new ProcessBuilder("kill", "-9", Long.toString(pid1)).inheritIO().start().waitFor();
-    while (Processes.identityOf(pid1).isPresent()) {
+    while (Processes.running(pid1)) {
       Thread.sleep(100);
     }
     Map<String, Long> pidsBefore = new HashMap<>();
@@ -108,7 +108,7 @@ public final class Demo {
       pidsBefore.put(r.path("run").asText(), p);
       out.println("   the worker of " + r.path("run").asText() + " (" + tickets.getOrDefault(r.path("run").asText()
           .replaceFirst("\\.[0-9]+$", ""), "?") + ", pid " + p + ") is "
-          + (Processes.identityOf(p).isPresent() ? "still running" : "gone"));
+          + (Processes.running(p) ? "still running" : "gone"));
     }
     out.println();
 

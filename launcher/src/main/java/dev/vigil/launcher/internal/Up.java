@@ -279,8 +279,7 @@ public final class Up {
   public static void waitGone(Home home, long pid) {
     long deadline = System.nanoTime() / 1_000_000 + TimeoutLattice.Timeout.LAUNCHER_WAIT.defaultMs();
     while (System.nanoTime() / 1_000_000 < deadline) {
-      // an exited process not yet reaped (a zombie, as under an init that does not reap) counts as gone
-      boolean alive = pid > 0 && Processes.identityOf(pid).isPresent();
+      boolean alive = Processes.running(pid);
       if (!alive && !Files.exists(home.socket())) {
         return;
       }

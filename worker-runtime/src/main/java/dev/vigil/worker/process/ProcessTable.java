@@ -33,6 +33,9 @@ abstract class ProcessTable {
   /** {@code /proc/<pid>/stat} of a live process, or empty (Linux only). */
   abstract Optional<ProcStat> stat(long pid);
 
+  /** Whether a process {@code pid} runs: one that exited and waits to be reaped does not. */
+  abstract boolean running(long pid);
+
   private static final class Procfs extends ProcessTable {
     private final String bootId;
 
@@ -59,6 +62,11 @@ abstract class ProcessTable {
       } catch (IOException e) {
         return Optional.empty();
       }
+    }
+
+    @Override
+    boolean running(long pid) {
+      return stat(pid).isPresent();
     }
 
     @Override
@@ -122,6 +130,11 @@ abstract class ProcessTable {
     @Override
     Optional<ProcStat> stat(long pid) {
       return Optional.empty();
+    }
+
+    @Override
+    boolean running(long pid) {
+      return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
     }
   }
 }

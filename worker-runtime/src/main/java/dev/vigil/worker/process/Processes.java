@@ -62,6 +62,15 @@ public final class Processes {
     return ProcessTable.SYSTEM.identityOf(pid);
   }
 
+  /**
+   * Whether a process {@code pid} runs, whatever it is: one that exited and waits to be reaped (a
+   * zombie, as under an init that does not reap) does not. For a process Vigil did not start, such
+   * as a daemon named by a status file; a worker is asked by its identity ({@link #alive}).
+   */
+  public static boolean running(long pid) {
+    return pid > 0 && ProcessTable.SYSTEM.running(pid);
+  }
+
   /** This process's identity. */
   public static ProcessIdentity self() {
     long pid = ProcessHandle.current().pid();

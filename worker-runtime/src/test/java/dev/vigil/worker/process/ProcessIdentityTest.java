@@ -46,6 +46,31 @@ class ProcessIdentityTest {
   }
 
   @Test
+  void aProcessThatExitedButIsNotReapedDoesNotRun_unlikeWhatTheJdkSays() throws Exception {
+    // the short sleep exits first; its parent became the long one (exec), which never reaps it
+    Process parent = new ProcessBuilder("sh", "-c", "sleep 0.2 & echo $!; exec sleep 30").start();
+    try {
+      long zombie = Long.parseLong(new java.io.BufferedReader(new java.io.InputStreamReader(parent.getInputStream(),
+          StandardCharsets.US_ASCII)).readLine().trim());
+      long deadline = System.nanoTime() + 10_000_000_000L;
+      while (Processes.running(zombie) && System.nanoTime() < deadline) {
+        Thread.sleep(50);
+      }
+      assertFalse(Processes.running(zombie), "an exited child counts as gone");
+      assertTrue(Files.readString(Path.of("/proc", Long.toString(zombie), "stat")).contains(") Z "),
+          "it is a zombie still in the process table");
+      assertTrue(ProcessHandle.of(zombie).map(ProcessHandle::isAlive).orElse(false),
+          "the JDK counts it alive, which is why Vigil does not ask the JDK");
+      assertTrue(Processes.running(parent.pid()));
+      assertTrue(Processes.running(ProcessHandle.current().pid()));
+      assertFalse(Processes.running(0));
+      assertTrue(new ProcessTable.Fallback().running(parent.pid()), "the non-Linux table asks the JDK");
+    } finally {
+      parent.destroyForcibly().waitFor();
+    }
+  }
+
+  @Test
   void C5_anotherBootOrAnotherGroupDoesNotMatch() {
     ProcessIdentity self = Processes.self();
     assertEquals(Optional.of(Signalled.Mismatch.OTHER_BOOT),
