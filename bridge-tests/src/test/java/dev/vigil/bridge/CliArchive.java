@@ -30,10 +30,14 @@ final class CliArchive {
   }
 
   private static List<String> make(Path jar) {
-    // one per test JVM: two JVMs never write the same archive
-    Path archive = jar.resolveSibling(jar.getFileName() + "." + ProcessHandle.current().pid() + ".jsa");
     Path home = null;
     try {
+      // a test's copy of the jar: beside it, deleted with the test's directory; the built jar (another
+      // module's target): in this module's target, one directory per test JVM, so two never write one
+      Path archive = jar.startsWith(Path.of(System.getProperty("java.io.tmpdir")).toAbsolutePath())
+          ? jar.resolveSibling(jar.getFileName() + ".jsa")
+          : Files.createDirectories(Path.of("target", "cli-archives", Long.toString(ProcessHandle.current().pid())))
+              .toAbsolutePath().resolve(jar.getFileName() + ".jsa");
       home = Files.createTempDirectory("vigil-archive-home-",
           PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
       List<String> record = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),

@@ -53,7 +53,7 @@ final class CliJvm {
       }
       String jars = String.join(File.pathSeparator, entries);
       Path archive = dir.resolve("cli.jsa");
-      Path home = Files.createDirectory(dir.resolve("home"), PosixFilePermissions.asFileAttribute(
+      Path home = Files.createTempDirectory(dir, "home-", PosixFilePermissions.asFileAttribute(
           PosixFilePermissions.fromString("rwx------")));
       List<String> record = new ArrayList<>(List.of(java));
       record.addAll(flags);
