@@ -328,6 +328,14 @@ class SharedStoreCliTest {
     assertTrue((during.out() + during.err()).contains("the store is unavailable"), during.out() + during.err());
     assertTrue(alive(worker), "the worker runs on while the store is unavailable");
     pg.startAgain();
+    // the daemon reopens the store at its next attempt (a backoff of up to 15 s); until then every
+    // command, wait too, answers that the store is unavailable
+    deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+    while (during.code() == 5 && System.nanoTime() < deadline) {
+      Thread.sleep(300);
+      during = vigil(home, "status");
+    }
+    assertEquals(0, during.code(), "the daemon is back on its store: " + during.out() + during.err());
     Files.createFile(gate);
     assertEquals(0, vigil(home, "wait", t, "--timeout", "90s").code());
     JsonNode done = json(vigil(home, "show", t, "--json"));
