@@ -12,6 +12,7 @@ import dev.vigil.launcher.internal.ConfigException;
 import dev.vigil.launcher.internal.ConfigLoader;
 import dev.vigil.launcher.internal.DaemonWait;
 import dev.vigil.launcher.internal.Daemon;
+import dev.vigil.launcher.internal.DaemonArchive;
 import dev.vigil.launcher.internal.Demo;
 import dev.vigil.launcher.internal.Home;
 import dev.vigil.launcher.internal.LogFollow;
@@ -97,7 +98,7 @@ public final class Main implements Runnable {
 
   /** Runs the CLI and returns its exit code. */
   public static int run(String[] args, PrintStream out, PrintStream err) {
-    Optional<StatusCmd> quick = quickStatus(args);
+    Optional<? extends Sub> quick = quickStatus(args).map(Sub.class::cast).or(() -> quickDaemon(args));
     if (quick.isPresent()) {
       WAIT_DAEMON_MS.set(quick.get().root.waitDaemonMs == null ? DaemonWait.DEFAULT_MS : quick.get().root.waitDaemonMs);
       try {
@@ -149,6 +150,58 @@ public final class Main implements Runnable {
    * included, is left to picocli, which says what is wrong.
    */
   static Optional<StatusCmd> quickStatus(String[] args) {
+    Optional<QuickRoot> q = quickRoot(args);
+    if (q.isEmpty()) {
+      return Optional.empty();
+    }
+    int i = q.get().next();
+    if (i >= args.length || !args[i].equals("status") || args.length - i > 2
+        || (args.length - i == 2 && !args[i + 1].equals("--json"))) {
+      return Optional.empty();
+    }
+    StatusCmd c = new StatusCmd();
+    c.root = q.get().root();
+    c.json = args.length - i == 2;
+    return Optional.of(c);
+  }
+
+  /**
+   * {@code vigil [--home DIR] [--wait-daemon D] daemon [--config FILE] [--paused]}, the form {@code vigil up}
+   * starts the daemon with, without building the command model: it is most of what a daemon does before it
+   * opens its store (docs/PERFORMANCE.md, B4). As {@link #quickStatus}, any other form is left to picocli.
+   */
+  static Optional<DaemonCmd> quickDaemon(String[] args) {
+    Optional<QuickRoot> q = quickRoot(args);
+    if (q.isEmpty()) {
+      return Optional.empty();
+    }
+    int i = q.get().next();
+    if (i >= args.length || !args[i].equals("daemon")) {
+      return Optional.empty();
+    }
+    DaemonCmd c = new DaemonCmd();
+    c.root = q.get().root();
+    for (i++; i < args.length; i++) {
+      String a = args[i];
+      if (a.equals("--paused") && !c.paused) {
+        c.paused = true;
+      } else if (a.startsWith("--config=") && c.config == null && a.length() > "--config=".length()) {
+        c.config = Path.of(a.substring("--config=".length()));
+      } else if (a.equals("--config") && c.config == null && i + 1 < args.length && !args[i + 1].isEmpty()
+          && !args[i + 1].startsWith("-")) {
+        c.config = Path.of(args[++i]);
+      } else {
+        return Optional.empty();
+      }
+    }
+    return Optional.of(c);
+  }
+
+  /** The root options before the command, and where the command begins. */
+  private record QuickRoot(Main root, int next) {}
+
+  /** {@code [--home DIR] [--wait-daemon D]}, each once, with a value picocli would take the same way; else empty. */
+  private static Optional<QuickRoot> quickRoot(String[] args) {
     Main root = new Main();
     int i = 0;
     while (i < args.length && args[i].startsWith("--")) {
@@ -176,14 +229,7 @@ public final class Main implements Runnable {
         return Optional.empty();
       }
     }
-    if (i >= args.length || !args[i].equals("status") || args.length - i > 2
-        || (args.length - i == 2 && !args[i + 1].equals("--json"))) {
-      return Optional.empty();
-    }
-    StatusCmd c = new StatusCmd();
-    c.root = root;
-    c.json = args.length - i == 2;
-    return Optional.of(c);
+    return Optional.of(new QuickRoot(root, i));
   }
 
   /**
@@ -353,6 +399,12 @@ public final class Main implements Runnable {
         return e.exitCode();
       }
       Runtime.getRuntime().addShutdownHook(new Thread(d::close, "vigil-shutdown"));
+      if (System.getProperty(DaemonArchive.TRAINING) != null) { // the daemon that writes the class archive
+        DaemonArchive.exercise(home());
+        d.close();
+      } else {
+        DaemonArchive.prepare(home());
+      }
       d.done().join();
       return 0;
     }

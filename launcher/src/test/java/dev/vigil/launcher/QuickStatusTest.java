@@ -10,9 +10,9 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code vigil status} without the command model: exactly the forms picocli would read the same way
- * are taken, with the same values; every other form (help, a bad value, another option or command)
- * is left to picocli, so that its usage errors stay the only ones.
+ * {@code vigil status} and {@code vigil daemon} without the command model: exactly the forms picocli
+ * would read the same way are taken, with the same values; every other form (help, a bad value, another
+ * option or command) is left to picocli, so that its usage errors stay the only ones.
  */
 class QuickStatusTest {
   private static Optional<Main.StatusCmd> quick(String... args) {
@@ -51,5 +51,34 @@ class QuickStatusTest {
         new java.io.PrintStream(err, true));
     assertEquals(2, code);
     assertTrue(err.toString().contains("'soon' is not a duration"), err.toString());
+  }
+
+  @Test
+  void theFormsOfDaemonAreTakenWithTheirValues() {
+    Main.DaemonCmd plain = Main.quickDaemon(new String[] {"daemon"}).orElseThrow();
+    assertEquals(null, plain.config);
+    assertFalse(plain.paused);
+    assertEquals(null, plain.root.homeOption);
+    Main.DaemonCmd up = Main.quickDaemon(new String[] {"--home", "/tmp/h", "daemon", "--config", "/c.json", "--paused"})
+        .orElseThrow();
+    assertEquals(Path.of("/tmp/h"), up.root.homeOption);
+    assertEquals(Path.of("/c.json"), up.config);
+    assertTrue(up.paused);
+    Main.DaemonCmd eq = Main.quickDaemon(new String[] {"--home=/h", "daemon", "--paused", "--config=c.json"}).orElseThrow();
+    assertEquals(Path.of("c.json"), eq.config);
+    assertTrue(eq.paused);
+    assertTrue(Main.quickStatus(new String[] {"daemon"}).isEmpty());
+    assertTrue(Main.quickDaemon(new String[] {"status"}).isEmpty());
+  }
+
+  @Test
+  void everyOtherFormOfDaemonIsLeftToTheCommandModel() {
+    for (List<String> a : List.<List<String>>of(List.of("daemon", "--help"), List.of("daemon", "-h"),
+        List.of("daemon", "--paused", "--paused"), List.of("daemon", "--config"), List.of("daemon", "--config="),
+        List.of("daemon", "--config", "a", "--config", "b"), List.of("daemon", "--config", "--paused"),
+        List.of("daemon", "extra"), List.of("daemon", "--verbose"), List.of("--home", "daemon"),
+        List.of("daemon", "--home", "/x"), List.of("--wait-daemon", "soon", "daemon"))) {
+      assertTrue(Main.quickDaemon(a.toArray(String[]::new)).isEmpty(), a.toString());
+    }
   }
 }
