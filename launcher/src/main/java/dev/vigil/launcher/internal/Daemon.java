@@ -301,7 +301,9 @@ public final class Daemon implements AutoCloseable {
     }
     LOG.info("vigil {} (build {}) serves {} as pid {}", BuildInfo.VERSION, BuildInfo.BUILD, home.dir(), self.pid());
     
-    processes.prepareArchive(); // after recovery and the socket: the archive's JVM never delays either
+    if (System.getProperty(DaemonArchive.TRAINING) == null) { // the daemon's archive is written without the hosts'
+      processes.prepareArchive(); // after recovery and the socket: the archive's JVM never delays either
+    }
   }
 
   /**

@@ -335,14 +335,19 @@ public final class Up {
    * usual limit: with the default start (1/64 of the machine's memory) the young generation alone was
    * about 100 MiB, which the daemon filled with short-lived garbage before its first collection, so an
    * idle daemon held 125-150 MB resident instead of about 90 (docs/PERFORMANCE.md, B5).
+   *
+   * <p>Class data is shared ({@code -Xshare:auto}, the JDK's default, named for {@link DaemonArchive}), and
+   * archives are mapped where they were written ({@code -XX:ArchiveRelocationMode=0}, the JDK 17 GA default)
+   * rather than relocated at every start.
    */
   public static final List<String> DAEMON_JVM_FLAGS = List.of("-XX:+IgnoreUnrecognizedVMOptions",
       "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xms16m",
       "-XX:PerfDataSamplingInterval=5000", "-XX:+UnlockDiagnosticVMOptions", "-XX:AsyncDeflationInterval=5000",
-      "-XX:GuaranteedSafepointInterval=5000");
+      "-XX:GuaranteedSafepointInterval=5000", "-Xshare:auto", "-XX:ArchiveRelocationMode=0");
 
   /**
-   * How to run this vigil again: {@code java -cp CP dev.vigil.launcher.Main}, with {@code CP} the jars
+   * How to run this vigil again: {@code java FLAGS -cp CP dev.vigil.launcher.Main}, with the daemon's flags
+   * and its class archive when there is one ({@link DaemonArchive}), {@code CP} the jars
    * and directories this JVM loaded Vigil from ({@link #daemonClasspath}), never this JVM's
    * {@code java.class.path}, which names only a launcher's own jars under {@code mvn exec:java} and
    * another program's main class in an application's fat jar.
@@ -353,8 +358,10 @@ public final class Up {
     List<String> c = new ArrayList<>();
     c.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     c.addAll(DAEMON_JVM_FLAGS);
+    String classpath = daemonClasspath(home);
+    c.addAll(DaemonArchive.flags(home, DAEMON_JVM_FLAGS, classpath, System.getenv()));
     c.add("-cp");
-    c.add(daemonClasspath(home));
+    c.add(classpath);
     c.add("dev.vigil.launcher.Main");
     return c;
   }
