@@ -1,8 +1,13 @@
 package dev.vigil.benchmarks;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * B4 and B5 on one home per size ({@code --live 50,150,200}; smoke 3), interleaved per repetition:
@@ -17,18 +22,29 @@ import java.util.List;
  *       {@code readopt} sets in the same transaction that re-arms the lease (B4);
  *   <li>every daemon and worker started is ended by its pid.
  * </ol>
+ *
+ * <p>Each size runs twice per repetition ({@code --daemon-archive both}, the default; smoke {@code off}):
+ * with the daemon's class archive, which the driver waits for before the {@code kill -9} (the first daemon
+ * writes it in the background a few seconds after it serves), and with {@code VIGIL_CDS=off} for both
+ * daemons, alternately.
  */
 public final class B4Readoption {
-  public record Size(int live, double launchAllMs, int abandoned, int ranTwice, double idleRssMb, double liveRssMb,
+  public record Size(int live, boolean archive, double launchAllMs, int abandoned, int ranTwice, double idleRssMb, double liveRssMb,
       double hostRssMb, double hostPssMb, double readoptMs, double bootToSocketMs) {}
 
   public record Result(List<List<Size>> reps) {
     public List<Integer> lives() {
-      return reps.get(0).stream().map(Size::live).toList();
+      return reps.get(0).stream().map(Size::live).distinct().toList();
     }
 
-    public List<Size> of(int live) {
-      return reps.stream().map(r -> r.stream().filter(s -> s.live() == live).findFirst().orElseThrow()).toList();
+    /** The modes measured: with the daemon's class archive (true), without (false). */
+    public List<Boolean> archives() {
+      return reps.get(0).stream().map(Size::archive).distinct().toList();
+    }
+
+    public List<Size> of(int live, boolean archive) {
+      return reps.stream().map(r -> r.stream().filter(s -> s.live() == live && s.archive() == archive).findFirst()
+          .orElseThrow()).toList();
     }
   }
 
@@ -36,24 +52,39 @@ public final class B4Readoption {
 
   public static Result measure(Options o) throws Exception {
     int[] lives = o.integers("live", new int[] {50, 150, 200}, new int[] {3});
+    String mode = o.named().getOrDefault("daemon-archive", o.smoke() ? "off" : "both");
+    List<Boolean> archives = switch (mode) {
+      case "both" -> List.of(true, false);
+      case "on" -> List.of(true);
+      case "off" -> List.of(false);
+      default -> throw new IllegalArgumentException("--daemon-archive must be both, on or off, not '" + mode + "'");
+    };
     List<List<Size>> reps = new ArrayList<>();
     for (int i = 0; i < o.reps(); i++) {
       List<Size> rep = new ArrayList<>();
       for (int live : lives) {
-        Size s = one(o, live);
-        System.err.printf("B4 rep %d, %d live: all RUNNING in %.0f ms (%d abandoned), readopted %.0f ms after the new"
-                + " daemon started; daemon RSS %.0f MB idle, %.0f MB live; host RSS %.1f MB PSS %.1f MB%n", i + 1, live,
-            s.launchAllMs(), s.abandoned(), s.readoptMs(), s.idleRssMb(), s.liveRssMb(), s.hostRssMb(), s.hostPssMb());
-        rep.add(s);
+        List<Boolean> order = new ArrayList<>(archives);
+        if (i % 2 == 1) {
+          java.util.Collections.reverse(order);
+        }
+        for (boolean archive : order) {
+          Size s = one(o, live, archive);
+          System.err.printf("B4 rep %d, %d live, %s: all RUNNING in %.0f ms (%d abandoned), readopted %.0f ms after"
+                  + " the new daemon started; daemon RSS %.0f MB idle, %.0f MB live; host RSS %.1f MB PSS %.1f MB%n", i + 1,
+              live, archive ? "daemon class archive" : "no daemon class archive", s.launchAllMs(), s.abandoned(),
+              s.readoptMs(), s.idleRssMb(), s.liveRssMb(), s.hostRssMb(), s.hostPssMb());
+          rep.add(s);
+        }
       }
       reps.add(rep);
     }
     return new Result(reps);
   }
 
-  static Size one(Options o, int live) throws Exception {
-    try (VigilHome home = VigilHome.create(o.dir(), "b4-" + live, live)) {
-      long first = home.up();
+  static Size one(Options o, int live, boolean archive) throws Exception {
+    Map<String, String> env = Map.of("VIGIL_CDS", archive ? "on" : "off");
+    try (VigilHome home = VigilHome.create(o.dir(), "b4-" + live + (archive ? "-cds" : ""), live)) {
+      long first = home.up(env);
       home.tickets();
       Thread.sleep(o.smoke() ? 1_000 : 3_000);
       double idleRss = Proc.statusKb(first, "VmRSS").orElse(0L) / 1024.0;
@@ -82,9 +113,15 @@ public final class B4Readoption {
           hostPss.add(m.pssKb() / 1024.0);
         });
       }
+      if (archive) {
+        VigilHome.await("the daemon's class archive", () -> daemonArchive(home.dir()), 200, 120_000L);
+      }
       home.kill9(first);
       long upAt = System.nanoTime();
-      long second = home.up();
+      long second = home.up(env);
+      if (archive != mapsDaemonArchive(second)) {
+        throw new IllegalStateException("the new daemon " + (archive ? "does not map" : "maps") + " a class archive");
+      }
       long answered = System.nanoTime();
       long startedAt = System.nanoTime() - Proc.ageNanos(second).orElseThrow();
       VigilHome.await(live + " runs readopted", () -> {
@@ -96,28 +133,45 @@ public final class B4Readoption {
       if (startedAt < upAt - 1_000_000_000L) {
         throw new IllegalStateException("the new daemon's start time reads before `vigil up` ran");
       }
-      return new Size(live, launchAll, abandoned, ranTwice, idleRss, liveRss,
+      return new Size(live, archive, launchAll, abandoned, ranTwice, idleRss, liveRss,
           hostRss.isEmpty() ? 0 : Stats.median(hostRss), hostPss.isEmpty() ? 0 : Stats.median(hostPss),
           (done - startedAt) / 1e6, (answered - startedAt) / 1e6);
     }
   }
 
+  /** Whether the home's daemon class archive is in place. */
+  private static boolean daemonArchive(Path home) {
+    try (DirectoryStream<Path> s = Files.newDirectoryStream(home.resolve("cds"), "daemon-*.jsa")) {
+      return s.iterator().hasNext();
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  /** Whether process {@code pid} maps a daemon class archive ({@code /proc/<pid>/maps}). */
+  private static boolean mapsDaemonArchive(long pid) throws IOException {
+    return Files.readAllLines(Path.of("/proc/" + pid + "/maps")).stream().anyMatch(l -> l.contains("/cds/daemon-"));
+  }
+
   public static List<Report> report(Result r, Options o) {
     Report b4 = new Report("B4 re-adoption after kill -9 of the daemon (" + o.reps()
-        + " interleaved repetitions, medians)", "live workers", "new daemon start → all readopted ms (max)",
+        + " interleaved repetitions, medians)", "live workers", "daemon class archive", "new daemon start → all readopted ms (max)",
         "start → socket answers ms", "launched at once → all RUNNING ms", "abandoned (handoff timeout)", "ran twice");
-    Report b5 = new Report("B5 memory (medians)", "live runs", "daemon RSS idle MB", "daemon RSS with live runs MB",
-        "worker host RSS MB", "worker host PSS MB");
+    Report b5 = new Report("B5 memory (medians)", "live runs", "daemon class archive", "daemon RSS idle MB",
+        "daemon RSS with live runs MB", "worker host RSS MB", "worker host PSS MB");
     for (int live : r.lives()) {
-      List<Size> s = r.of(live);
-      b4.row(live, Stats.fmt(Stats.median(s.stream().map(Size::readoptMs).toList())) + " ("
-              + Stats.fmt(Stats.max(s.stream().map(Size::readoptMs).toList())) + ")",
-          Stats.median(s.stream().map(Size::bootToSocketMs).toList()),
-          Stats.median(s.stream().map(Size::launchAllMs).toList()), s.stream().mapToInt(Size::abandoned).sum(),
-          s.stream().mapToInt(Size::ranTwice).sum());
-      b5.row(live, Stats.median(s.stream().map(Size::idleRssMb).toList()),
-          Stats.median(s.stream().map(Size::liveRssMb).toList()), Stats.median(s.stream().map(Size::hostRssMb).toList()),
-          Stats.median(s.stream().map(Size::hostPssMb).toList()));
+      for (boolean archive : r.archives()) {
+        List<Size> s = r.of(live, archive);
+        String mode = archive ? "yes" : "no";
+        b4.row(live, mode, Stats.fmt(Stats.median(s.stream().map(Size::readoptMs).toList())) + " ("
+                + Stats.fmt(Stats.max(s.stream().map(Size::readoptMs).toList())) + ")",
+            Stats.median(s.stream().map(Size::bootToSocketMs).toList()),
+            Stats.median(s.stream().map(Size::launchAllMs).toList()), s.stream().mapToInt(Size::abandoned).sum(),
+            s.stream().mapToInt(Size::ranTwice).sum());
+        b5.row(live, mode, Stats.median(s.stream().map(Size::idleRssMb).toList()),
+            Stats.median(s.stream().map(Size::liveRssMb).toList()), Stats.median(s.stream().map(Size::hostRssMb).toList()),
+            Stats.median(s.stream().map(Size::hostPssMb).toList()));
+      }
     }
     b4.note("Readopted: every live run RUNNING under the new daemon's owner id, which readopt writes in the"
         + " transaction that re-arms the lease; the start is /proc/<pid>/stat field 22 (10 ms resolution).");

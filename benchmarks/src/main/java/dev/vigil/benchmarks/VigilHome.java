@@ -89,7 +89,12 @@ public final class VigilHome implements AutoCloseable {
 
   /** {@code vigil up --config ...}: starts the detached daemon and returns its pid. */
   public long up() throws Exception {
-    Cli r = cli("up", "--config", config.toString());
+    return up(Map.of());
+  }
+
+  /** {@link #up()} with {@code env} added to the call's environment (and so to the daemon's). */
+  public long up(Map<String, String> env) throws Exception {
+    Cli r = cli(env, "up", "--config", config.toString());
     if (r.code() != 0 || !r.out().startsWith("pid ")) {
       throw new IllegalStateException("vigil up failed (" + r.code() + "): " + r.out() + " " + r.err());
     }
