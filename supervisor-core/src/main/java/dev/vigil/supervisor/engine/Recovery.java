@@ -11,6 +11,9 @@ import dev.vigil.coordination.RunExit;
 import dev.vigil.coordination.RunId;
 import dev.vigil.coordination.RunState;
 import dev.vigil.coordination.Ticket;
+import dev.vigil.coordination.TicketId;
+import dev.vigil.coordination.TicketQuery;
+import dev.vigil.coordination.TicketState;
 import dev.vigil.supervisor.Adoption;
 import dev.vigil.supervisor.Durations;
 import dev.vigil.supervisor.StopKind;
@@ -54,9 +57,15 @@ final class Recovery {
       liveIds.add(r.id());
     }
     leftAlone.retainAll(liveIds);
+    Map<TicketId, Lane> lanes = new HashMap<>(); // a live run's ticket is LEASED (C1): one read for all of them
+    if (live.stream().anyMatch(r -> !table.contains(r.id()))) {
+      for (Ticket t : ctx.store.tickets(TicketQuery.all().inState(TicketState.LEASED))) {
+        lanes.put(t.id(), t.lane());
+      }
+    }
     for (Run r : live) {
       if (!table.contains(r.id())) {
-        recover(r, atBoot, ownerMayLive, nowMonoMs, nowWallMs);
+        recover(r, atBoot, ownerMayLive, lanes, nowMonoMs, nowWallMs);
       }
     }
   }
@@ -68,7 +77,7 @@ final class Recovery {
 
   /** Recovers one live run this daemon does not supervise (a worker of it said hello). */
   void recover(Run r, long nowMonoMs, long nowWallMs) {
-    recover(r, false, new HashMap<>(), nowMonoMs, nowWallMs);
+    recover(r, false, new HashMap<>(), Map.of(), nowMonoMs, nowWallMs);
   }
 
   /**
@@ -94,7 +103,8 @@ final class Recovery {
    * that that host's daemons finish); a run of another host whose exit a daemon of this host took, which
    * is gone, is a release cut short: it is settled LOST as the release would have.
    */
-  private void recover(Run r, boolean atBoot, Map<OwnerId, Boolean> ownerMayLive, long nowMonoMs, long nowWallMs) {
+  private void recover(Run r, boolean atBoot, Map<OwnerId, Boolean> ownerMayLive, Map<TicketId, Lane> lanes,
+      long nowMonoMs, long nowWallMs) {
     Optional<String> host = ctx.otherHost(r.owner());
     if (r.state() == RunState.EXITED) {
       Optional<String> exitHost = ctx.otherHost(r.exitOwner().owner());
@@ -111,7 +121,8 @@ final class Recovery {
       return;
     }
     boolean foreignLive = !r.owner().equals(ctx.me) && ownerMayLive.computeIfAbsent(r.owner(), ctx::ownerMayLive);
-    Lane lane = ctx.store.ticket(r.ticket()).map(Ticket::lane).orElse(Lane.DEFAULT);
+    Lane known = lanes.get(r.ticket());
+    Lane lane = known != null ? known : ctx.store.ticket(r.ticket()).map(Ticket::lane).orElse(Lane.DEFAULT);
     if (r.state() == RunState.CLAIMED) {
       recoverClaim(r, lane, atBoot, foreignLive, nowMonoMs, nowWallMs);
     } else if (r.state() == RunState.RUNNING) {
