@@ -70,6 +70,8 @@ import java.util.TreeMap;
  *       of its stderr is kept ({@code 64KiB}-{@code 1TiB}, default {@code 64MiB}); merged over the
  *       default {@code default} lane of 2.
  *   <li>{@code maxAttempts}: attempts of a submission that names none, 1-{@value NewTicket#MAX_ATTEMPTS}.
+ *   <li>{@code maxStarting}: how many task workers start at once, 1-{@value EngineConfig#MAX_LANE_CONCURRENCY}
+ *       (default {@link VigilConfig#defaultMaxStarting}); due work beyond it waits for a start to end.
  *   <li>{@code durability}: {@code process} (an acknowledged decision survives kill -9) or
  *       {@code power} (also a power loss).
  *   <li>{@code workerTypes}: name → exactly one of {@code "builtin": "command"} (with an optional
@@ -124,7 +126,7 @@ public final class ConfigLoader {
   record FileJson(Map<String, LaneJson> lanes, Integer maxAttempts, RetryJson retry, String durability,
                   Map<String, TypeJson> workerTypes, List<ServiceJson> services, Map<String, String> timeouts,
                   Integer restartGiveUpCount, List<ScheduleJson> schedules, String retention, StoreJson store,
-                  String hostId) {}
+                  String hostId, Integer maxStarting) {}
 
   /**
    * Loads and validates {@code file}, recorded as the configuration's source; a
@@ -247,7 +249,9 @@ public final class ConfigLoader {
     TimeoutLattice lattice = new TimeoutLattice(overrides, giveUp);
     int maxAttempts = f.maxAttempts() == null ? d.maxAttempts() : f.maxAttempts();
     H2Options.Durability durability = f.durability() == null ? d.durability() : durability(f.durability());
-    return new VigilConfig(new Workload(List.copyOf(lanes.values()), types, services), maxAttempts, retry, durability,
+    int maxStarting = f.maxStarting() == null ? d.workload().maxStarting() : f.maxStarting();
+    return new VigilConfig(new Workload(List.copyOf(lanes.values()), types, services, maxStarting), maxAttempts, retry,
+        durability,
         lattice, Optional.empty(), schedules(f.schedules(), lanes.keySet(), types, maxAttempts),
         f.retention() == null ? d.retentionMs() : MaintenanceJobs.age("retention", f.retention()),
         store(f.store(), base), Optional.ofNullable(f.hostId()));

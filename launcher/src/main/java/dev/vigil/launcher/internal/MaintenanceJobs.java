@@ -98,7 +98,7 @@ public final class MaintenanceJobs {
     if (w.concurrency(LANE) == 0) {
       List<EngineConfig.LaneLimit> lanes = new ArrayList<>(w.lanes());
       lanes.add(new EngineConfig.LaneLimit(LANE, 1));
-      w = new Workload(lanes, w.workerTypes(), w.services());
+      w = new Workload(lanes, w.workerTypes(), w.services(), w.maxStarting());
     }
     List<ScheduleSpec> schedules = new ArrayList<>(config.schedules());
     addUnlessNamed(schedules, RETENTION, RETENTION_CRON, "{\"job\":\"retention\"}");

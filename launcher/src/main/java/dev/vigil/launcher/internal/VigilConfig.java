@@ -78,10 +78,19 @@ public record VigilConfig(Workload workload, int maxAttempts, RetryPolicy retry,
     }
   }
 
+  /**
+   * How many task workers start at once when the configuration does not say: 4 per processor of this
+   * machine, at least 4. A worker host's start is mostly CPU; more at once only share the processors and
+   * take longer each.
+   */
+  public static int defaultMaxStarting() {
+    return Math.max(4, 4 * Runtime.getRuntime().availableProcessors());
+  }
+
   /** Defaults: one {@code default} lane of 2, 3 attempts, the {@code command} type, default timeouts. */
   public static VigilConfig defaults() {
     Workload w = new Workload(List.of(new EngineConfig.LaneLimit(Lane.DEFAULT, DEFAULT_LANE_CONCURRENCY)),
-        WorkerTypes.of(WorkerTypeSpec.command()), List.of());
+        WorkerTypes.of(WorkerTypeSpec.command()), List.of(), defaultMaxStarting());
     return new VigilConfig(w, NewTicket.DEFAULT_MAX_ATTEMPTS, RetryPolicy.DEFAULT, H2Options.Durability.PROCESS,
         TimeoutLattice.defaults(), Optional.empty(), List.of(), DEFAULT_RETENTION_MS, new StoreConfig.H2(), Optional.empty());
   }

@@ -117,6 +117,16 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void maxStartingIsReadOrFollowsTheMachine_andZeroIsRefused() {
+    assertEquals(3, ConfigLoader.parse("{\"maxStarting\": 3}", "vigil.json", null).workload().maxStarting());
+    int byMachine = ConfigLoader.parse("{}", "vigil.json", null).workload().maxStarting();
+    assertEquals(Math.max(4, 4 * Runtime.getRuntime().availableProcessors()), byMachine);
+    assertEquals(VigilConfig.defaultMaxStarting(), VigilConfig.defaults().workload().maxStarting());
+    assertEquals("config vigil.json: maxStarting (0) must be 1-10000", error("{\"maxStarting\": 0}"));
+    assertTrue(error("{\"maxStarting\": \"many\"}").contains("'maxStarting' has the wrong type"));
+  }
+
+  @Test
   void aMissingFileIsNamed(@TempDir Path dir) {
     ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.load(dir.resolve("none.json")));
     assertEquals("config " + dir.resolve("none.json") + ": file not found", e.getMessage());

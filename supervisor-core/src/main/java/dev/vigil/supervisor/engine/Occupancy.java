@@ -32,6 +32,8 @@ final class Occupancy {
   /** The live runs of every host, as of the same count. */
   private int all;
   private boolean freedSinceAsked;
+  /** The last dispatch claimed fewer than its lanes had room for because too many workers were starting. */
+  private boolean startsFull;
 
   Occupancy(Store store, Predicate<OwnerId> ofThisHost) {
     this.store = store;
@@ -110,6 +112,22 @@ final class Occupancy {
   void freedElsewhere() {
     freedSinceAsked = true;
     live = null;
+  }
+
+  /**
+   * A dispatch left free slots unclaimed because {@code maxStarting} workers were starting: the next
+   * {@link #startEnded} counts as a freed slot, so that dispatch looks again at once.
+   */
+  void startsFull() {
+    startsFull = true;
+  }
+
+  /** A worker's start ended (it was told to go, or its run ended first): a dispatch held back by starts may claim again. */
+  void startEnded() {
+    if (startsFull) {
+      startsFull = false;
+      freedSinceAsked = true;
+    }
   }
 
   /** Whether a run was settled or rolled back since the last {@link #takeFreed}. */

@@ -8,6 +8,7 @@ import dev.vigil.coordination.Ticket;
 import dev.vigil.coordination.TicketId;
 import dev.vigil.coordination.TicketQuery;
 import dev.vigil.coordination.TicketState;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -15,10 +16,17 @@ import java.util.Optional;
  * The scheduler: per configured lane, claims ({@code claimNext}) as many due tickets as the lane has
  * free slots, by priority then age; occupied slots are the lane's live runs in the store, so after
  * any restart they equal its live workers (Q11). A hand start (Q8) takes a free slot the same way.
+ *
+ * <p>At most {@link Workload#maxStarting} workers start at once (launched, not yet told to go): a
+ * burst of due work on a small machine starts in waves instead of all at once, where every JVM would get a
+ * sliver of the CPU and many would miss their handoff. Free slots left by it are claimed as soon as a start
+ * ends. A hand start is not held back by it.
  */
 final class Scheduler {
   private final Ctx ctx;
   private final Tasks tasks;
+  /** The lane that claims first in the next dispatch held back by starts (round robin). */
+  private int laneCursor;
 
   Scheduler(Ctx ctx, Tasks tasks) {
     this.ctx = ctx;
@@ -38,9 +46,20 @@ final class Scheduler {
     var parked = ctx.store.parkedLanes();
     Map<Lane, Integer> occupied = occupancy();
     long nextDueWallMs = Long.MAX_VALUE;
-    for (EngineConfig.LaneLimit l : ctx.config.lanes()) {
-      int free = l.concurrency() - occupied.getOrDefault(l.lane(), 0);
-      if (free <= 0 || parked.contains(l.lane())) {
+    int startRoom = ctx.config.workload().maxStarting() - tasks.starting();
+    List<EngineConfig.LaneLimit> lanes = ctx.config.lanes();
+    int first = Math.floorMod(laneCursor, lanes.size());
+    boolean limited = false;
+    for (int k = 0; k < lanes.size(); k++) {
+      EngineConfig.LaneLimit l = lanes.get((first + k) % lanes.size());
+      int slots = l.concurrency() - occupied.getOrDefault(l.lane(), 0);
+      if (slots <= 0 || parked.contains(l.lane())) {
+        continue;
+      }
+      int free = Math.min(slots, startRoom);
+      if (free <= 0) { // the lane has room but maxStarting workers are starting: looked at again as one starts
+        ctx.occupancy.startsFull();
+        limited = true;
         continue;
       }
       Claims claims;
@@ -54,9 +73,17 @@ final class Scheduler {
       for (Claim.Granted g : claims.granted()) {
         tasks.launch(g, nowMonoMs, nowWallMs);
       }
+      startRoom -= claims.size();
+      if (claims.size() == free && free < slots) {
+        ctx.occupancy.startsFull(); // more may be due than the starts allowed
+        limited = true;
+      }
       if (claims.size() < free) {
         nextDueWallMs = Math.min(nextDueWallMs, firstNotDue(l.lane(), nowWallMs));
       }
+    }
+    if (limited) {
+      laneCursor++; // while starts hold dispatch back, each lane in turn claims first
     }
     return nextDueWallMs;
   }

@@ -52,6 +52,8 @@ final class TaskTable {
 
   private final Ctx ctx;
   private final SortedMap<RunId, Tracked> tracked = new TreeMap<>();
+  /** How many supervised runs are starting ({@link #starting()}). */
+  private int starting;
 
   TaskTable(Ctx ctx) {
     this.ctx = ctx;
@@ -59,12 +61,33 @@ final class TaskTable {
 
   /** Moves {@code t} to {@code next}; {@code null} ends its supervision. */
   void transition(Tracked t, RunPhase next) {
+    Tracked before = tracked.get(t.run);
+    boolean wasStarting = before != null && starting(before.phase);
     if (next == null) {
       tracked.remove(t.run);
     } else {
       t.phase = next;
       tracked.put(t.run, t);
     }
+    boolean isStarting = next != null && starting(next);
+    if (wasStarting && !isStarting) {
+      starting--;
+      ctx.occupancy.startEnded();
+    } else if (!wasStarting && isStarting) {
+      starting++;
+    }
+  }
+
+  /**
+   * How many supervised runs are starting: in their handoff (launched or adopted), or started by this daemon
+   * with their worker not yet told to go (it has not said hello).
+   */
+  int starting() {
+    return starting;
+  }
+
+  private static boolean starting(RunPhase p) {
+    return p instanceof RunPhase.Handoff || (p instanceof RunPhase.Running r && r.go() == RunPhase.Go.PENDING);
   }
 
   boolean isEmpty() {

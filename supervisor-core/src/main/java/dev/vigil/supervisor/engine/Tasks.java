@@ -58,6 +58,11 @@ final class Tasks {
     return table.contains(run);
   }
 
+  /** How many of its runs are starting: launched or adopted, their worker not yet told to go. */
+  int starting() {
+    return table.starting();
+  }
+
   /** Liveness of every run this daemon supervises, by identity and reservation only (C5). */
   Map<RunId, Liveness.Life> liveness() {
     return table.liveness();

@@ -17,9 +17,24 @@ import java.util.Set;
  * @param workerTypes the worker types it can launch
  * @param services    the service sessions, in configuration order, each name once, each of a
  *                    configured type
+ * @param maxStarting how many task workers may be starting at once (launched, their handoff not over),
+ *                    1-{@value EngineConfig#MAX_LANE_CONCURRENCY}; due work beyond it waits for a start to end
  */
-public record Workload(List<EngineConfig.LaneLimit> lanes, WorkerTypes workerTypes, List<ServiceSpec> services) {
+public record Workload(List<EngineConfig.LaneLimit> lanes, WorkerTypes workerTypes, List<ServiceSpec> services,
+                       int maxStarting) {
+  /** {@link #maxStarting} when the configuration names none and nothing knows the machine (the launcher does). */
+  public static final int DEFAULT_MAX_STARTING = 8;
+
+  /** A workload with {@link #DEFAULT_MAX_STARTING}. */
+  public Workload(List<EngineConfig.LaneLimit> lanes, WorkerTypes workerTypes, List<ServiceSpec> services) {
+    this(lanes, workerTypes, services, DEFAULT_MAX_STARTING);
+  }
+
   public Workload {
+    if (maxStarting < 1 || maxStarting > EngineConfig.MAX_LANE_CONCURRENCY) {
+      throw new IllegalArgumentException("maxStarting (" + maxStarting + ") must be 1-"
+          + EngineConfig.MAX_LANE_CONCURRENCY);
+    }
     Objects.requireNonNull(lanes, "lanes");
     Objects.requireNonNull(workerTypes, "workerTypes");
     Objects.requireNonNull(services, "services");
@@ -78,6 +93,6 @@ public record Workload(List<EngineConfig.LaneLimit> lanes, WorkerTypes workerTyp
 
   /** This workload with {@code type} added, or put in place of the type of its name. */
   public Workload with(WorkerTypeSpec type) {
-    return new Workload(lanes, workerTypes.with(type), services);
+    return new Workload(lanes, workerTypes.with(type), services, maxStarting);
   }
 }

@@ -36,6 +36,10 @@ final class Bench {
   final List<EngineEvent> events = new ArrayList<>();
   final List<Status> statuses = new ArrayList<>();
   final Deque<Object> scripts = new ArrayDeque<>();
+  /** The lanes of the next boot. */
+  List<EngineConfig.LaneLimit> lanes = Simulation.LANES;
+  /** The most task workers starting at once, from the next boot. */
+  int maxStarting = Workload.DEFAULT_MAX_STARTING;
   List<ServiceSpec> services = List.of();
   Engine engine;
   SimWorld.DaemonProc daemon;
@@ -114,7 +118,7 @@ final class Bench {
     incarnation++;
     daemon = world.startDaemon(incarnation);
     EngineConfig config = new EngineConfig(new OwnerId("d" + incarnation), "bench", build, "1.0.0", 1,
-        new Workload(Simulation.LANES, Simulation.TYPES, services), timeouts, hostId);
+        new Workload(lanes, Simulation.TYPES, services, maxStarting), timeouts, hostId);
     Ports ports = new Ports(coordination, world.processesOf(daemon), world.directories, world.channel, statuses::add,
         events::add, schedules);
     engine = Engine.boot(config, ports, world.monoMs, world.wallMs);

@@ -51,6 +51,13 @@ class EnginePropertiesTest {
   }
 
   @Test
+  void Q11_oneWorkerStartingAtATime_keepsEveryLaw_andEveryTicketSettles() {
+    simulate("Q11 maxStarting", Simulation.Profile.STARTS, 250).assertSaw(
+        "a worker starting while work waits and a slot is free", "every ticket settled", "daemon crash",
+        "crash after launch", "recovered ADOPT_CLAIM", "recovered READOPT", "welcomed with go", "store outage");
+  }
+
+  @Test
   void Q11_D4_restartKeepsLiveWorkers() {
     simulate("Q11 D4", Simulation.Profile.CRASHES, 1000).assertSaw(
         "daemon crash", "verb crash armed", "crash after launch", "recovered READOPT",

@@ -209,7 +209,9 @@ final class Simulation {
      * (a partition) or is down (one in four of those releases dies at a verb, and that host's next daemon
      * finishes it); one in fifty that host's daemon just starts.
      */
-    HOSTS
+    HOSTS,
+    /** When above 0, the engine starts one task worker at a time ({@code maxStarting} 1). */
+    STARTS
   }
 
   /** A mix of events; {@code steps} faulty steps, then the quiet phase. */
@@ -292,6 +294,14 @@ final class Simulation {
         Knob.VERB_CRASH, 3, Knob.LAUNCH_CRASH, 1, Knob.WALL_JUMP, 2, Knob.MONO_JUMP, 1, Knob.HOLD, 2, Knob.KILL, 2,
         Knob.SCHEDULE, 8);
 
+    /**
+     * Bursts of submissions started one worker at a time ({@code maxStarting} 1), among daemon crashes at every
+     * kind of point, launch failures, kills, holds, pauses and store outages.
+     */
+    static final Profile STARTS = of("STARTS", Knob.SUBMIT, 40, Knob.KILL_WORKER, 2, Knob.CRASH, 3, Knob.VERB_CRASH, 3,
+        Knob.LAUNCH_CRASH, 2, Knob.LAUNCH_FAILURE, 2, Knob.HOLD, 2, Knob.KILL, 2, Knob.PAUSE, 2, Knob.STORE_OUTAGE, 1,
+        Knob.STARTS, 1);
+
     /** Prunes and compactions among chains, holds, kills and daemon crashes at every kind of point (Q18). */
     static final Profile PRUNES = of("PRUNES", Knob.SUBMIT, 26, Knob.AFTER, 40, Knob.KILL_WORKER, 2, Knob.CRASH, 4,
         Knob.VERB_CRASH, 6, Knob.LAUNCH_CRASH, 1, Knob.HOLD, 6, Knob.KILL, 3, Knob.WALL_JUMP, 1, Knob.PRUNE, 12);
@@ -363,6 +373,8 @@ final class Simulation {
 
   private final Profile profile;
   private final long seed;
+  /** The engine's maxStarting in this simulation. */
+  private final int maxStarting;
   private final SplittableRandom rng;
   private final Tally seen;
   final LeaseLaw law = new LeaseLaw(POLICY);
@@ -573,6 +585,7 @@ final class Simulation {
     this.seen = new Tally(profile.name);
     this.world = new SimWorld(law, TIMEOUTS, this::violated, seen, 1_000_000, 1_700_000_000_000L);
     this.lanes = profile.pct(Knob.TIMEOUT) > 0 ? TIMED_LANES : profile.pct(Knob.SCHEDULE) > 0 ? SCHEDULED_LANES : LANES;
+    this.maxStarting = profile.pct(Knob.STARTS) > 0 ? 1 : Workload.DEFAULT_MAX_STARTING;
     if (profile.pct(Knob.SCHEDULE) > 0) {
       scheduleLaw.add(schedule("every2s", "0/2 * * * * ?", LANE_A, CatchUp.ALL, Overlap.PARALLEL), world.wallMs);
       scheduleLaw.add(schedule("every3s", "0/3 * * * * ?", LANE_A, CatchUp.NONE, Overlap.SKIP), world.wallMs);
@@ -769,7 +782,7 @@ final class Simulation {
   }
 
   private EngineConfig config(Inc i) {
-    return new EngineConfig(i.owner, "sim", i.build, "1.0." + builds, 1, new Workload(lanes, TYPES, services),
+    return new EngineConfig(i.owner, "sim", i.build, "1.0." + builds, 1, new Workload(lanes, TYPES, services, maxStarting),
         TIMEOUTS, profile.pct(Knob.HOSTS) > 0 ? THIS_HOST : null);
   }
 
@@ -2202,6 +2215,12 @@ final class Simulation {
       }
     }
     Map<Lane, Integer> occupied = ownLiveRuns();
+    if (maxStarting == 1 && occupied.values().stream().mapToInt(Integer::intValue).sum()
+        < lanes.stream().mapToInt(EngineConfig.LaneLimit::concurrency).sum()
+        && world.everyProcess.stream().anyMatch(p -> p instanceof SimWorld.TaskProc t && t.alive && !t.gotGo)
+        && !law.tickets(TicketQuery.all().inState(TicketState.READY)).isEmpty()) {
+      seen.saw("a worker starting while work waits and a slot is free");
+    }
     for (EngineConfig.LaneLimit l : lanes) {
       if (occupied.getOrDefault(l.lane(), 0) > l.concurrency()) {
         violated("Q11 slots from live workers: lane " + l.lane() + " has " + occupied.get(l.lane()) + " live runs, limit "
