@@ -76,10 +76,16 @@ public final class VigilHome implements AutoCloseable {
 
   /** A fresh home (0700) under {@code parent} with one {@code default} lane of {@code concurrency}. */
   public static VigilHome create(Path parent, String name, int concurrency) throws IOException {
+    return create(parent, name, concurrency, 0);
+  }
+
+  /** As {@link #create(Path, String, int)}, with {@code maxStarting} in the configuration when above 0. */
+  public static VigilHome create(Path parent, String name, int concurrency, int maxStarting) throws IOException {
     Path dir = Files.createDirectory(parent.resolve(name + "-" + System.nanoTime()),
         PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
     Path config = parent.resolve(dir.getFileName() + ".json");
-    Files.writeString(config, "{\"lanes\": {\"default\": {\"concurrency\": " + concurrency + "}}}\n");
+    Files.writeString(config, "{\"lanes\": {\"default\": {\"concurrency\": " + concurrency + "}}"
+        + (maxStarting > 0 ? ", \"maxStarting\": " + maxStarting : "") + "}\n");
     return new VigilHome(dir, config);
   }
 

@@ -47,6 +47,8 @@ class EndToEndSmokeTest {
     assertEquals(0, s.abandoned(), "no handoff timeout");
     assertEquals(0, s.ranTwice(), "no ticket launched twice");
     assertTrue(s.readoptMs() > 0 && s.readoptMs() >= s.bootToSocketMs(), "readoption: " + s);
+    assertTrue(s.journalReadoptMs() > 0 && s.journalReadoptMs() <= s.readoptMs() + 20,
+        "re-adopted (journal) before it was seen through the socket: " + s);
     assertTrue(s.idleRssMb() > 0 && s.liveRssMb() > 0 && s.hostRssMb() > 0 && s.hostPssMb() > 0, "memory: " + s);
     assertTrue(s.hostPssMb() <= s.hostRssMb(), "PSS never exceeds RSS: " + s);
     assertEquals(2, B4Readoption.report(r, o).size());
