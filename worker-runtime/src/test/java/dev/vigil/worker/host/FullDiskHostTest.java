@@ -223,6 +223,10 @@ class FullDiskHostTest {
     assertEquals(15, w.launched().onExit().get().signal());
     assertInstanceOf(OutcomeRead.None.class, w.dir().readOutcome());
     assertEquals(List.of(), w.leftovers());
-    assertEquals(1, w.lines("cannot write outcome.json"), w.log());
+    assertEquals(1, w.lines(CANNOT_WRITE + "; trying again"), "one line when the write starts failing: " + w.log());
+    // the TERM's teardown and the write's own give-up end at the same moment: the host may exit before the
+    // give-up says so, or after
+    assertTrue(w.lines("stopped, and still cannot write outcome.json") <= 1, "and at most one when it gave up: "
+        + w.log());
   }
 }
