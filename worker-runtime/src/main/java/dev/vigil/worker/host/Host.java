@@ -103,8 +103,15 @@ final class Host {
   private static final long RESERVE_WAIT_MS = 1_000;
   /** Pause between hellos while no daemon listens during the handoff, ms. */
   private static final long HANDOFF_RETRY_MS = 50;
-  /** Pause between reconnects while the supervisor is lost, ms. */
+  /**
+   * First pause between reconnects while the supervisor is lost, ms; it doubles with each failed attempt up
+   * to {@link #LOST_RETRY_MAX_MS}, each pause drawn between half and all of it, so that the hundreds of
+   * workers a crashed daemon leaves do not poll its socket in step and take the processor from the daemon
+   * that replaces it (docs/PERFORMANCE.md, B4).
+   */
   private static final long LOST_RETRY_MS = 250;
+  /** Longest pause between reconnects while the supervisor is lost, ms. */
+  private static final long LOST_RETRY_MAX_MS = 1_000;
   /** Longest pause between busy-evidence ticks, ms. */
   private static final long MAX_REVIVAL_TICK_MS = 30_000;
 
@@ -142,6 +149,8 @@ final class Host {
   private boolean stopRequested;
   private long stopGraceMs;
   private OptionalLong lostAtMonoMs = OptionalLong.empty();
+  /** The next pause between reconnects while the supervisor is lost, ms (guarded by {@code this}). */
+  private long lostRetryMs = LOST_RETRY_MS;
   private ScheduledFuture<?> orphanTimer;
   private ScheduledFuture<?> gateTimer;
   private boolean writingOutcome;
@@ -447,14 +456,19 @@ final class Host {
   }
 
   private void scheduleReconnect() {
-    boolean started;
+    long pauseMs;
     synchronized (this) {
       if (exiting || reporting) {
         return;
       }
-      started = go;
+      if (go) {
+        pauseMs = lostRetryMs / 2 + java.util.concurrent.ThreadLocalRandom.current().nextLong(lostRetryMs / 2 + 1);
+        lostRetryMs = Math.min(LOST_RETRY_MAX_MS, lostRetryMs * 2);
+      } else {
+        pauseMs = HANDOFF_RETRY_MS;
+      }
     }
-    control.schedule(this::connect, started ? LOST_RETRY_MS : HANDOFF_RETRY_MS, TimeUnit.MILLISECONDS);
+    control.schedule(this::connect, pauseMs, TimeUnit.MILLISECONDS);
   }
 
   private void onLost(ProtocolClient c) {
@@ -509,6 +523,7 @@ final class Host {
       welcomed = true;
       reconnected = lostAtMonoMs.isPresent();
       lostAtMonoMs = OptionalLong.empty();
+      lostRetryMs = LOST_RETRY_MS;
       if (orphanTimer != null) {
         orphanTimer.cancel(false);
       }
