@@ -10,13 +10,16 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * into the same tree {@link Json#parse} builds, without starting Jackson's parser. Plain means:
  * ASCII text; strings with the escapes {@code \" \\ \/ \b \f \n \r \t} and {@code \}{@code uXXXX}
  * of a character that is not a surrogate; whole numbers of at most 18 digits without a leading zero
- * or a minus zero; objects without repeated names; nesting at most {@value #MAX_DEPTH} deep; JSON's
- * four whitespace characters. Anything else, valid JSON or not, gets {@code null}, and the caller asks
+ * or a minus zero; objects without repeated names; strings and names of at most
+ * {@value #MAX_STRING} characters (far within Jackson's read constraints); nesting at most
+ * {@value #MAX_DEPTH} deep; JSON's four whitespace characters. Anything else, valid JSON or not, gets {@code null}, and the caller asks
  * Jackson, which then builds the tree or says what is wrong exactly as before.
  */
 final class PlainJson {
   /** Deepest nesting read here; deeper text goes to Jackson. */
   static final int MAX_DEPTH = 64;
+  /** Longest string or name read here, characters; longer ones go to Jackson, whose limits apply to them. */
+  static final int MAX_STRING = 10_000;
   /** Most digits of a whole number read here: any 18 digits fit in a {@code long}. */
   private static final int MAX_DIGITS = 18;
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
@@ -136,7 +139,13 @@ final class PlainJson {
       byte b = next();
       if (b == '"') {
         if (s == null) {
+          if (pos - 1 - start > MAX_STRING) {
+            throw NotPlain.INSTANCE;
+          }
           return new String(in, start, pos - 1 - start, java.nio.charset.StandardCharsets.ISO_8859_1);
+        }
+        if (s.length() > MAX_STRING) {
+          throw NotPlain.INSTANCE;
         }
         return s.toString();
       }

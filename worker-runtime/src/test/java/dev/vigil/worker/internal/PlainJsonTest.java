@@ -69,9 +69,27 @@ class PlainJsonTest {
       assertEquals(Json.jackson(b), plain, s);
       assertEquals(plain, Json.parse(b), s);
     }
+    String longName = "{\"" + "n".repeat(60_000) + "\":1}";
+    assertNull(PlainJson.read(longName.getBytes(StandardCharsets.US_ASCII)), "a name longer than Jackson reads");
+    assertTrue(assertThrowsIo(longName), "and Jackson refuses it");
+    String longValue = "[\"" + "v".repeat(PlainJson.MAX_STRING + 1) + "\"]";
+    assertNull(PlainJson.read(longValue.getBytes(StandardCharsets.US_ASCII)), "a long string is left to Jackson");
+    assertEquals(Json.jackson(longValue.getBytes(StandardCharsets.US_ASCII)),
+        Json.parse(longValue.getBytes(StandardCharsets.US_ASCII)));
+    assertEquals(Json.jackson(("[\"" + "v".repeat(PlainJson.MAX_STRING) + "\"]").getBytes(StandardCharsets.US_ASCII)),
+        PlainJson.read(("[\"" + "v".repeat(PlainJson.MAX_STRING) + "\"]").getBytes(StandardCharsets.US_ASCII)));
     for (String s : new String[] {"{\"a\":1.5}", "{\"a\":1e3}", "{\"a\":\"é\"}", "{\"a\":1,\"a\":2}", "{\"a\":01}", "[-0]",
         "{\"a\":12345678901234567890}", "\"\\ud83d\\ude00\"", "{} {}", "", "{\"a\":1,}"}) {
       assertNull(PlainJson.read(s.getBytes(StandardCharsets.UTF_8)), s);
+    }
+  }
+
+  private static boolean assertThrowsIo(String text) {
+    try {
+      Json.jackson(text.getBytes(StandardCharsets.US_ASCII));
+      return false;
+    } catch (IOException e) {
+      return true;
     }
   }
 
