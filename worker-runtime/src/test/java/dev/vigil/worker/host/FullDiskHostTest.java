@@ -223,6 +223,8 @@ class FullDiskHostTest {
     assertEquals(15, w.launched().onExit().get().signal());
     assertInstanceOf(OutcomeRead.None.class, w.dir().readOutcome());
     assertEquals(List.of(), w.leftovers());
-    assertEquals(1, w.lines("cannot write outcome.json"), w.log());
+    assertEquals(1, w.lines(CANNOT_WRITE + "; trying again"), w.log());
+    // the main thread's own give-up falls due with the TERM's teardown, and is said if it comes before the exit
+    assertTrue(w.lines("stopped, and still cannot write outcome.json") <= 1, w.log());
   }
 }
