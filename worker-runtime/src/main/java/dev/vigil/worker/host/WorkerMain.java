@@ -1,5 +1,6 @@
 package dev.vigil.worker.host;
 
+import dev.vigil.supervisor.engine.WorkerTypeSpec;
 import dev.vigil.worker.protocol.RunToken;
 
 /**
@@ -30,9 +31,16 @@ public final class WorkerMain {
   /** The first argument of a JVM that only plays a host start for the class archive ({@link ArchiveTraining}). */
   public static final String TRAIN_ARCHIVE = "--train-archive";
 
+  /** The system property that names the NIO selector provider; without it the JDK searches the classpath for one. */
+  static final String SELECTOR_PROVIDER = "java.nio.channels.spi.SelectorProvider";
+  /** The JDK's own selector provider on Linux: what it uses when the search finds none. */
+  static final String LINUX_SELECTOR_PROVIDER = "sun.nio.ch.EPollSelectorProvider";
+
   public static void main(String[] argv) throws InterruptedException {
     HostLogProvider.select(); // before any class makes a logger
     if (argv.length == 2 && argv[0].equals(TRAIN_ARCHIVE)) {
+      selectorProvider(WorkerTypeSpec.Command.DEFAULT, System.getProperty(SELECTOR_PROVIDER))
+          .ifPresent(p -> System.setProperty(SELECTOR_PROVIDER, p));
       int status;
       try {
         status = ArchiveTraining.run(java.nio.file.Path.of(argv[1]));
@@ -51,6 +59,8 @@ public final class WorkerMain {
       System.exit(Host.USAGE);
       return;
     }
+    selectorProvider(args.implementation(), System.getProperty(SELECTOR_PROVIDER))
+        .ifPresent(p -> System.setProperty(SELECTOR_PROVIDER, p)); // before the socket is opened
     String token = System.getenv(RunToken.ENV);
     if (token == null || token.isEmpty()) {
       System.err.println("vigil-worker: " + RunToken.ENV + " is not set (the run token comes only from the environment)");
@@ -69,5 +79,26 @@ public final class WorkerMain {
     int status = host.run();
     host.markSelfExit();
     System.exit(status);
+  }
+
+  /**
+   * The selector provider a host of {@code implementation} names before it opens its socket, when
+   * {@code named} (the property's value) is empty: the JDK's own on Linux, for the built-in command
+   * type. The JDK finds a provider by searching every jar of the classpath for a service entry, which
+   * made a host read the whole directory of Vigil's jar (thousands of entries) for an answer known
+   * beforehand: Vigil's jars install no provider. A custom type's classpath may hold one, so its host
+   * lets the JDK search as before; so does a JDK without that class (another system).
+   */
+  static java.util.Optional<String> selectorProvider(WorkerTypeSpec.Implementation implementation, String named) {
+    if (named != null || !(implementation instanceof WorkerTypeSpec.Command)) {
+      return java.util.Optional.empty();
+    }
+    try {
+      Class<?> c = Class.forName(LINUX_SELECTOR_PROVIDER, false, null);
+      return java.nio.channels.spi.SelectorProvider.class.isAssignableFrom(c) ? java.util.Optional.of(LINUX_SELECTOR_PROVIDER)
+          : java.util.Optional.empty();
+    } catch (ClassNotFoundException e) {
+      return java.util.Optional.empty();
+    }
   }
 }

@@ -24,13 +24,19 @@ import java.util.Map;
  * decimal when a {@code double} would lose digits).
  *
  * <p>Reading is strict: duplicate keys, trailing data and empty input are errors, and nesting is
- * bounded by Jackson's default read constraints (depth 1000).
+ * bounded by Jackson's default read constraints (depth 1000). Plain text (ASCII, whole numbers, no
+ * repeated names: what a worker host reads on every run) is read by {@link PlainJson} into the same
+ * tree, and Jackson's parser starts only for the rest.
  */
 public final class Json {
-  private static final JsonFactory FACTORY = JsonFactory.builder()
-      .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
-      .build();
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
+  /** Jackson's factory, made at its first use: a worker host that reads and writes only plain JSON never makes it. */
+  private static final class Jackson {
+    static final JsonFactory FACTORY = JsonFactory.builder()
+        .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+        .build();
+  }
 
   private Json() {}
 
@@ -46,7 +52,13 @@ public final class Json {
    *                     whose {@code getOriginalMessage()} says what is wrong on one line
    */
   public static JsonNode parse(byte[] bytes) throws IOException {
-    try (JsonParser p = FACTORY.createParser(bytes)) {
+    JsonNode plain = PlainJson.read(bytes);
+    return plain != null ? plain : jackson(bytes);
+  }
+
+  /** {@link #parse} by Jackson's parser alone. */
+  static JsonNode jackson(byte[] bytes) throws IOException {
+    try (JsonParser p = Jackson.FACTORY.createParser(bytes)) {
       if (p.nextToken() == null) {
         throw new JsonParseException(p, "no content");
       }
@@ -125,7 +137,7 @@ public final class Json {
   /** Writes {@code node} as compact JSON in UTF-8. */
   public static byte[] write(JsonNode node) {
     ByteArrayOutputStream out = new ByteArrayOutputStream(128);
-    try (JsonGenerator g = FACTORY.createGenerator(out)) {
+    try (JsonGenerator g = Jackson.FACTORY.createGenerator(out)) {
       write(g, node);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write JSON to memory", e);

@@ -8,6 +8,7 @@ import dev.vigil.coordination.Verdict;
 import dev.vigil.supervisor.WorkSet;
 import dev.vigil.worker.Outcome;
 import dev.vigil.worker.internal.Json;
+import dev.vigil.worker.internal.JsonWriter;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,14 +37,81 @@ final class Codec {
 
   // ------------------------------------------------------------------ encode
 
+  /**
+   * One frame and its newline: the bytes {@link Json#write} writes for {@link #encode}'s tree, written
+   * by {@link JsonWriter} (a worker host sends a few frames in its life and need not start Jackson's
+   * generator for them).
+   */
   static byte[] encodeLine(Message m) {
-    byte[] json = Json.write(encode(m));
-    byte[] line = new byte[json.length + 1];
-    System.arraycopy(json, 0, line, 0, json.length);
-    line[json.length] = '\n';
-    return line;
+    JsonWriter w = new JsonWriter().beginObject().name("v").value(VERSION).name("op").value(m.op());
+    if (m instanceof Message.Hello h) {
+      w.name(h.subject() instanceof Subject.Session ? "session" : "run").value(h.subject().id())
+          .name("token").value(h.token()).name("build").value(h.build()).name("pid").value(h.pid());
+    } else if (m instanceof Message.Busy b) {
+      w.name("work").beginArray();
+      for (WorkSet.Item i : b.work().items()) {
+        w.beginObject().name("kind").value(kindName(i.kind())).name("id").value(i.id()).endObject();
+      }
+      w.endArray();
+    } else if (m instanceof Message.Progress p) {
+      w.name("message").value(p.message());
+      if (p.fraction().isPresent()) {
+        w.name("fraction").value(p.fraction().getAsDouble());
+      }
+    } else if (m instanceof Message.OutcomeReport r) {
+      w.name("verdict").value(r.outcome().verdict().name()).name("detail").value(r.outcome().detail());
+      if (r.outcome() instanceof Outcome.Stalled s) {
+        w.name("untilMs").value(s.untilMs());
+      }
+    } else if (m instanceof Message.Ask a) {
+      w.name("seq").value(a.seq()).name("text").value(a.text()).name("options")
+          .value(dev.vigil.coordination.QuestionOption.encodeAll(a.options()));
+    } else if (m instanceof Message.Restored r) {
+      w.name("restoreId").value(r.restoreId()).name("snapshot").value(r.snapshot());
+    } else if (m instanceof Message.Answer a) {
+      w.name("seq").value(a.seq()).name("option").value(a.option());
+      if (a.reply() != null) {
+        w.name("reply").value(a.reply());
+      }
+    } else if (m instanceof Message.ClientHello h) {
+      w.name("version").value(h.version()).name("build").value(h.build()).name("protocol").value(h.protocol())
+          .name("interactive").value(h.interactive());
+    } else if (m instanceof Message.Command c) {
+      fields(w, c.args());
+    } else if (m instanceof Message.Shutdown s) {
+      w.name("ifIdle").value(s.ifIdle());
+    } else if (m instanceof Message.Welcome wl) {
+      w.name("build").value(wl.build()).name("go").value(wl.go());
+    } else if (m instanceof Message.AdoptDenied a) {
+      w.name("reason").value(a.reason());
+    } else if (m instanceof Message.Stop s) {
+      w.name("graceMs").value(s.graceMs());
+    } else if (m instanceof Message.Capabilities c) {
+      w.name("capabilities").beginArray();
+      for (String cap : c.capabilities()) {
+        w.value(cap);
+      }
+      w.endArray().name("build").value(c.build()).name("version").value(c.version()).name("protocol")
+          .value(c.protocol()).name("pid").value(c.pid());
+    } else if (m instanceof Message.Reply r) {
+      fields(w, r.body());
+    } else if (m instanceof Message.Error e) {
+      w.name("reason").value(e.reason());
+    } else if (!(m instanceof Message.Idle || m instanceof Message.Quiesced || m instanceof Message.Quiesce
+        || m instanceof Message.Release)) {
+      throw new AssertionError(m);
+    }
+    return w.endObject().toLine();
   }
 
+  /** The fields of {@code n}, in order, into the object {@code w} is writing. */
+  private static void fields(JsonWriter w, ObjectNode n) {
+    for (java.util.Map.Entry<String, JsonNode> e : n.properties()) {
+      w.name(e.getKey()).value(e.getValue());
+    }
+  }
+
+  /** The frame as a tree, with the fields in the order {@link #encodeLine} writes them. */
   static ObjectNode encode(Message m) {
     ObjectNode n = Json.object().put("v", VERSION).put("op", m.op());
     if (m instanceof Message.Hello h) {

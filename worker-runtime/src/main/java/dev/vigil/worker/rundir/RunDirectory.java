@@ -2,7 +2,6 @@ package dev.vigil.worker.rundir;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.vigil.coordination.ProcessIdentity;
 import dev.vigil.coordination.Verdict;
@@ -10,6 +9,7 @@ import dev.vigil.supervisor.WorkSet;
 import dev.vigil.supervisor.engine.port.IdentityRecord;
 import dev.vigil.worker.Outcome;
 import dev.vigil.worker.internal.Json;
+import dev.vigil.worker.internal.JsonWriter;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -226,20 +226,25 @@ public final class RunDirectory {
    * of its run token (never the token itself, C9); a null build or hash is left out.
    */
   public void writeIdentity(IdentityRecord.Written record) throws IOException {
+    Files0600.writeAtomically(file(IDENTITY), identityJson(record));
+  }
+
+  /** The bytes of {@code identity.json}: {@code {v, bootId, pid, startTicks, pgid, build?, tokenHash?}}. */
+  static byte[] identityJson(IdentityRecord.Written record) {
     ProcessIdentity identity = record.identity();
-    ObjectNode n = Json.object()
-        .put("v", SCHEMA)
-        .put("bootId", identity.bootId())
-        .put("pid", identity.pid())
-        .put("startTicks", identity.startTicks())
-        .put("pgid", identity.pgid());
+    JsonWriter w = new JsonWriter().beginObject()
+        .name("v").value(SCHEMA)
+        .name("bootId").value(identity.bootId())
+        .name("pid").value(identity.pid())
+        .name("startTicks").value(identity.startTicks())
+        .name("pgid").value(identity.pgid());
     if (record.build() != null) {
-      n.put("build", record.build());
+      w.name("build").value(record.build());
     }
     if (record.tokenHash() != null) {
-      n.put("tokenHash", record.tokenHash());
+      w.name("tokenHash").value(record.tokenHash());
     }
-    write(IDENTITY, n);
+    return w.endObject().toBytes();
   }
 
   /**
@@ -298,15 +303,20 @@ public final class RunDirectory {
   // ---------------------------------------------------------------- busy evidence
 
   public void writeBusy(BusyEvidence evidence) throws IOException {
-    ObjectNode n = Json.object()
-        .put("v", SCHEMA)
-        .put("busy", evidence.busy())
-        .put("atMs", evidence.atWallMs());
-    ArrayNode work = n.putArray("work");
+    Files0600.writeAtomically(file(BUSY), busyJson(evidence));
+  }
+
+  /** The bytes of {@code busy.json}: {@code {v, busy, atMs, work: [{kind, id}…]}}. */
+  static byte[] busyJson(BusyEvidence evidence) {
+    JsonWriter w = new JsonWriter().beginObject()
+        .name("v").value(SCHEMA)
+        .name("busy").value(evidence.busy())
+        .name("atMs").value(evidence.atWallMs())
+        .name("work").beginArray();
     for (WorkSet.Item i : evidence.work().items()) {
-      work.addObject().put("kind", i.kind().name()).put("id", i.id());
+      w.beginObject().name("kind").value(i.kind().name()).name("id").value(i.id()).endObject();
     }
-    write(BUSY, n);
+    return w.endArray().endObject().toBytes();
   }
 
   /** The latest busy evidence, or empty when there is none or it is unreadable (read permissively). */
@@ -330,25 +340,33 @@ public final class RunDirectory {
     if (!recorded.runId().equals(runId)) {
       throw new IllegalArgumentException("outcome of run " + recorded.runId() + " does not belong in run directory " + runId);
     }
+    Files0600.writeAtomically(file(OUTCOME), outcomeJson(recorded));
+  }
+
+  /**
+   * The bytes of {@code outcome.json}: {@code {v, run, verdict, detail, atMs, untilMs?, result?,
+   * exitCode? | signal?}}.
+   */
+  static byte[] outcomeJson(RecordedOutcome recorded) {
     Outcome o = recorded.outcome();
-    ObjectNode n = Json.object()
-        .put("v", SCHEMA)
-        .put("run", recorded.runId())
-        .put("verdict", o.verdict().name())
-        .put("detail", o.detail())
-        .put("atMs", recorded.atWallMs());
+    JsonWriter w = new JsonWriter().beginObject()
+        .name("v").value(SCHEMA)
+        .name("run").value(recorded.runId())
+        .name("verdict").value(o.verdict().name())
+        .name("detail").value(o.detail())
+        .name("atMs").value(recorded.atWallMs());
     if (o instanceof Outcome.Stalled s) {
-      n.put("untilMs", s.untilMs());
+      w.name("untilMs").value(s.untilMs());
     }
     if (o instanceof Outcome.Succeeded s && s.result() != null) {
-      n.set("result", s.result());
+      w.name("result").value(s.result());
     }
     if (recorded.exit() != null && recorded.exit().exitCode() != null) {
-      n.put("exitCode", recorded.exit().exitCode());
+      w.name("exitCode").value(recorded.exit().exitCode());
     } else if (recorded.exit() != null && recorded.exit().signal() != null) {
-      n.put("signal", recorded.exit().signal());
+      w.name("signal").value(recorded.exit().signal());
     }
-    write(OUTCOME, n);
+    return w.endObject().toBytes();
   }
 
   /** The outcome, or {@link OutcomeRead.None} with a diagnosis; never throws. */
