@@ -100,7 +100,11 @@ public final class Json {
         };
       }
       case VALUE_NUMBER_FLOAT -> {
-        return floating(p.getText());
+        try {
+          return floating(p.getText());
+        } catch (NumberFormatException e) { // an exponent beyond what a decimal holds, like 1e99999999999
+          throw new JsonParseException(p, "number out of range: " + abbreviated(p.getText()));
+        }
       }
       case VALUE_TRUE -> {
         return NODES.booleanNode(true);
@@ -127,6 +131,10 @@ public final class Json {
       return NODES.numberNode(d);
     }
     return NODES.numberNode(exact);
+  }
+
+  private static String abbreviated(String text) {
+    return text.length() <= 40 ? text : text.substring(0, 40) + "...";
   }
 
   /** {@code node} as compact JSON text. */

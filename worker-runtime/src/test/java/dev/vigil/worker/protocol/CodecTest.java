@@ -97,6 +97,7 @@ class CodecTest {
     assertBad("{\"v\":1,\"op\":\"idle\"} {}", "malformed JSON");
     assertBad("[1,2]", "a frame must be a JSON object");
     assertBad("", "malformed JSON: no content");
+    assertBad("{\"v\":1,\"op\":\"idle\",\"x\":1e99999999999}", "malformed JSON: number out of range: 1e99999999999");
     assertBad("{\"v\":1,\"op\":\"id", "malformed JSON");
     assertEquals(new Codec.Decoded.Ok<>(new Message.Idle()), Codec.decodeToDaemon(
         "{\"v\":1,\"op\":\"idle\",\"future\":{\"x\":1}}".getBytes(StandardCharsets.UTF_8)), "unknown fields are ignored");
