@@ -48,6 +48,7 @@ public final class WorkerMain {
         System.err.println("vigil-worker: the archive training failed: " + e);
         status = Host.FAILED;
       }
+      ArchiveTraining.discard(java.nio.file.Path.of(argv[1]));
       System.exit(status);
       return;
     }
