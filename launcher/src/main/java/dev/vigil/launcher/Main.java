@@ -402,6 +402,8 @@ public final class Main implements Runnable {
       if (System.getProperty(DaemonArchive.TRAINING) != null) { // the daemon that writes the class archive
         DaemonArchive.exercise(home());
         d.close();
+        d.done().join();
+        DaemonArchive.discard(home());
       } else {
         DaemonArchive.prepare(home());
       }

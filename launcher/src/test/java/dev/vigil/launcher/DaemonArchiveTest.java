@@ -60,6 +60,10 @@ class DaemonArchiveTest {
     assertTrue(Files.readString(home.resolve("logs/daemon.log")).contains("the daemon now starts with the class archive "
         + archive), "the daemon says where its archive is");
     awaitNoTraining();
+    try (java.util.stream.Stream<Path> tmps = Files.list(Path.of(System.getProperty("java.io.tmpdir")))) {
+      assertEquals(List.of(), tmps.filter(p -> p.getFileName().toString().startsWith("vigil-cds-")
+          && Files.isDirectory(p.resolve("home"))).toList(), "the training daemon's temporary home is deleted");
+    }
     assertEquals(0, vigil(home, "down").code());
 
     long second = up(home, ON);

@@ -172,6 +172,16 @@ public final class DaemonArchive {
     }
   }
 
+  /**
+   * In the training daemon, once it has shut down: deletes its temporary home (and the temporary
+   * directory it is in), so that nothing is left when the daemon that started it has gone meanwhile.
+   */
+  public static void discard(Home home) {
+    Path dir = home.dir();
+    Path parent = dir.getParent();
+    deleteTree(parent != null && parent.getFileName().toString().startsWith("vigil-cds-") ? parent : dir);
+  }
+
   private static void deleteStaleTemporaries(Path cds) {
     if (!Files.isDirectory(cds)) {
       return;

@@ -33,6 +33,9 @@ import java.util.Map;
  * </ol>
  */
 public final class Demo {
+  /** The demo's daemons live a minute on a home that is then deleted: no class archive of their own. */
+  private static final java.util.Map<String, String> NO_ARCHIVE = java.util.Map.of(DaemonArchive.ENV, "off");
+
   private record Task(String label, String payloadExtra, String script, String why) {}
 
   private Demo() {}
@@ -52,7 +55,7 @@ public final class Demo {
     out.println("1. Start a daemon (vigil up).");
     out.println("   It runs each task as its own worker process and writes every decision to a database in the home"
         + " before acting on it, so it may be killed at any moment.");
-    long pid1 = Up.up(home, null);
+    long pid1 = Up.up(home, null, NO_ARCHIVE);
     out.println("   daemon pid " + pid1);
     out.println();
 
@@ -112,7 +115,7 @@ public final class Demo {
     }
     out.println();
 
-    long pid2 = Up.up(home, null);
+    long pid2 = Up.up(home, null, NO_ARCHIVE);
     out.println("4. Start a new daemon (vigil up): pid " + pid2 + ".");
     out.println("   It reads the database and the run directories, finds the workers still running and takes them over"
         + " (adopts them) instead of starting their tasks again.");

@@ -15,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -40,6 +41,14 @@ public final class Up {
    *                        did not start
    */
   public static long up(Home home, Path config) {
+    return up(home, config, Map.of());
+  }
+
+  /**
+   * As {@link #up(Home, Path)}, with {@code env} added to the environment of a daemon it starts (the demo's
+   * short-lived daemons start with {@code VIGIL_CDS=off}: no class archive of their own).
+   */
+  public static long up(Home home, Path config, Map<String, String> env) {
     home.prepare();
     Client.Attempt a = Client.attempt(home, true);
     if (a instanceof Client.Attempt.Silent) {
@@ -47,7 +56,7 @@ public final class Up {
     }
     Optional<Client> c = a instanceof Client.Attempt.Connected k ? Optional.of(k.client()) : Optional.empty();
     if (c.isEmpty()) {
-      return start(home, config, false);
+      return start(home, config, false, env);
     }
     String replaced;
     try (Client client = c.get()) {
@@ -66,7 +75,7 @@ public final class Up {
       }
       waitGone(home, pid);
     }
-    long pid = start(home, config, false);
+    long pid = start(home, config, false, env);
     System.err.println("vigil: replaced the idle daemon (" + replaced + ") with this vigil (v" + BuildInfo.VERSION
         + ", pid " + pid + ")");
     return pid;
@@ -100,7 +109,7 @@ public final class Up {
       refuseIfNotAnswering(home);
     }
     if (!(a instanceof Client.Attempt.Connected connected)) {
-      long pid = start(home, config, false);
+      long pid = start(home, config, false, Map.of());
       return new Restarted(pid, "no daemon was running: started one (pid " + pid + ")");
     }
     long old;
@@ -153,7 +162,7 @@ public final class Up {
       }
     }
     waitGone(home, old);
-    long pid = start(home, next, paused);
+    long pid = start(home, next, paused, Map.of());
     return new Restarted(pid, "restarted: pid " + old + " stopped, pid " + pid + " took its workers over"
         + (paused ? " (paused, as before: vigil resume dispatches)" : ""));
   }
@@ -207,21 +216,24 @@ public final class Up {
   public static long launch(Home home, Path config) {
     home.prepare();
     Optional<Long> running = pidOfRunning(home);
-    return running.isPresent() ? running.get() : start(home, config, false);
+    return running.isPresent() ? running.get() : start(home, config, false, Map.of());
   }
 
   /**
    * Starts a detached daemon of this build and returns the pid of the daemon that answers: this
    * one, or the one that won the lock when several started at once (D2).
    */
-  private static long start(Home home, Path config, boolean paused) {
+  private static long start(Home home, Path config, boolean paused, Map<String, String> env) {
     Path log = home.logs().resolve("daemon.log");
     Process p;
     try {
-      ProcessBuilder pb = new ProcessBuilder(daemonCommand(home, config, paused))
+      Map<String, String> environment = new java.util.HashMap<>(System.getenv());
+      environment.putAll(env);
+      ProcessBuilder pb = new ProcessBuilder(daemonCommand(home, config, paused, environment))
           .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
           .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
           .redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()));
+      pb.environment().putAll(env);
       p = pb.start();
     } catch (IOException e) {
       throw new Client.Failure(1, "cannot start the daemon: " + e.getMessage());
@@ -301,13 +313,18 @@ public final class Up {
 
   /** As {@link #daemonCommand(Home, Path)}, with {@code --paused} when the daemon starts paused. */
   public static List<String> daemonCommand(Home home, Path config, boolean paused) {
+    return daemonCommand(home, config, paused, System.getenv());
+  }
+
+  /** As {@link #daemonCommand(Home, Path, boolean)}, for a daemon whose environment is {@code env}. */
+  static List<String> daemonCommand(Home home, Path config, boolean paused, Map<String, String> env) {
     List<String> c = new ArrayList<>();
     if (Files.isExecutable(Path.of("/usr/bin/setsid"))) {
       c.add("/usr/bin/setsid");
     } else if (Files.isExecutable(Path.of("/bin/setsid"))) {
       c.add("/bin/setsid");
     }
-    c.addAll(selfCommand(home));
+    c.addAll(selfCommand(home, env));
     c.add("--home");
     c.add(home.dir().toString());
     c.add("daemon");
@@ -355,11 +372,16 @@ public final class Up {
    * @throws Client.Failure exit 1 when Vigil's classes came from something another JVM cannot be given
    */
   public static List<String> selfCommand(Home home) {
+    return selfCommand(home, System.getenv());
+  }
+
+  /** As {@link #selfCommand(Home)}, for a daemon whose environment is {@code env} ({@link DaemonArchive#ENV}). */
+  static List<String> selfCommand(Home home, Map<String, String> env) {
     List<String> c = new ArrayList<>();
     c.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     c.addAll(DAEMON_JVM_FLAGS);
     String classpath = daemonClasspath(home);
-    c.addAll(DaemonArchive.flags(home, DAEMON_JVM_FLAGS, classpath, System.getenv()));
+    c.addAll(DaemonArchive.flags(home, DAEMON_JVM_FLAGS, classpath, env));
     c.add("-cp");
     c.add(classpath);
     c.add("dev.vigil.launcher.Main");
