@@ -280,6 +280,11 @@ public final class RealStack implements Stack {
   }
 
   @Override
+  public boolean workerBegan(RunId run) {
+    return java.nio.file.Files.exists(home.runs().resolve(run.toString()).resolve(ScriptedWorker.BEGUN));
+  }
+
+  @Override
   public boolean workerAlive(RunId run) {
     for (JsonNode r : show(run).path("runs")) {
       JsonNode id = r.path("start").path("identity");

@@ -391,7 +391,7 @@ public final class ScenarioRun {
     String what = c.get(1);
     return switch (what) {
       case "working" -> latest != null && latest.path("state").asText().equals("RUNNING") && toldGoSinceBoot(
-          latest.path("id").asText());
+          latest.path("id").asText()) && stack.workerBegan(RunId.parse(latest.path("id").asText()));
       case "running" -> latest != null && latest.path("state").asText().equals("RUNNING");
       case "stopping" -> latest != null && latest.hasNonNull("stopIntent") && !latest.path("state").asText()
           .equals("SETTLED");

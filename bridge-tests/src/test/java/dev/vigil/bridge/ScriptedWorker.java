@@ -42,6 +42,8 @@ public final class ScriptedWorker implements WorkerType {
   static final String LAUNCHES = "launches";
   /** The file in the run directory that tells a run "until told" to end. */
   public static final String TOLD = "told";
+  /** The file this worker writes in its run directory as its work begins (its host was told go). */
+  public static final String BEGUN = "begun";
   /** The file in the run directory that tells a grandchild "until told" to end. */
   public static final String FORK_TOLD = "fork-told";
   /** Pause between looks at an empty inbox or for a file that tells, ms. */
@@ -65,6 +67,11 @@ public final class ScriptedWorker implements WorkerType {
       return serve(ctx);
     }
     Behaviour b = pick(ctx.payload(), "runs", RunId.parse(ctx.runId()).number(), Behaviour.exit(0, 0));
+    try {
+      Files.writeString(ctx.runDirectory().resolve(BEGUN), "");
+    } catch (java.io.IOException e) {
+      // the scenario then waits for the file in vain and says so
+    }
     if (b.ignoreTerm()) {
       ignoreTerm();
     }

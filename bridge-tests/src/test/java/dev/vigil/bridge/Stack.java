@@ -63,6 +63,14 @@ public interface Stack extends AutoCloseable {
   /** Whether a process of the worker of {@code run} lives (its host, or a process of its group). */
   boolean workerAlive(RunId run);
 
+  /**
+   * Whether the worker of {@code run} has begun its work (its host received its go), not only been told
+   * to by the daemon's journal: a go still on its way when the daemon is killed never arrives.
+   */
+  default boolean workerBegan(RunId run) {
+    return true;
+  }
+
   /** {@code kill -9} of the service's worker. */
   void killService(String service);
 
