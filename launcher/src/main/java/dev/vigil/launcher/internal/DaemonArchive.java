@@ -8,12 +8,9 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -155,7 +152,7 @@ public final class DaemonArchive {
         }
       }
       if (dir != null) {
-        deleteTree(dir);
+        StartArchive.deleteTrainingDirectory(dir);
       }
     }
   }
@@ -179,7 +176,8 @@ public final class DaemonArchive {
   public static void discard(Home home) {
     Path dir = home.dir();
     Path parent = dir.getParent();
-    deleteTree(parent != null && parent.getFileName().toString().startsWith("vigil-cds-") ? parent : dir);
+    boolean inTemporary = parent != null && parent.getFileName().toString().startsWith("vigil-cds-");
+    StartArchive.deleteTrainingDirectory(inTemporary ? parent : dir);
   }
 
   private static void deleteStaleTemporaries(Path cds) {
@@ -196,18 +194,5 @@ public final class DaemonArchive {
     } catch (IOException e) {
       LOG.debug("cannot look for stale temporary archives in {}: {}", cds, e.toString());
     }
-  }
-
-  private static void deleteTree(Path dir) {
-    try (Stream<Path> s = Files.walk(dir)) {
-      s.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-    } catch (IOException | RuntimeException e) {
-      LOG.debug("cannot delete {}: {}", dir, e.toString());
-    }
-  }
-
-  /** The archive a daemon that {@code vigil up} starts on {@code home} maps once it exists, as {@link #flags} names it. */
-  public static Optional<Path> of(Home home, String classpath) {
-    return archive(home).archiveOf(Up.DAEMON_JVM_FLAGS, classpath);
   }
 }

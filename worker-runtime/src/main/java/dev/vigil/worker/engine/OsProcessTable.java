@@ -131,16 +131,8 @@ public final class OsProcessTable implements ProcessTable {
         LOG.warn("the worker hosts' class archive could not be written (training exit {}); hosts start without it",
             p.exitValue());
       }
-      deleteTree(dir);
+      StartArchive.deleteTrainingDirectory(dir);
     });
-  }
-
-  private static void deleteTree(Path dir) {
-    try (java.util.stream.Stream<Path> s = Files.walk(dir)) {
-      s.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-    } catch (IOException | RuntimeException e) {
-      LOG.debug("cannot delete {}: {}", dir, e.toString());
-    }
   }
 
   @Override

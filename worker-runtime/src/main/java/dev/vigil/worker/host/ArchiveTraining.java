@@ -34,13 +34,8 @@ final class ArchiveTraining {
    * ({@code vigil-cds-*}): the daemon deletes it too, but a daemon that ended meanwhile never does.
    */
   static void discard(Path dir) {
-    if (dir.getFileName() == null || !dir.getFileName().toString().startsWith("vigil-cds-")) {
-      return;
-    }
-    try (java.util.stream.Stream<Path> s = java.nio.file.Files.walk(dir)) {
-      s.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-    } catch (IOException | RuntimeException e) {
-      // a stray directory of a few KB in the temporary directory; nothing depends on it
+    if (dir.getFileName() != null && dir.getFileName().toString().startsWith("vigil-cds-")) {
+      dev.vigil.worker.process.StartArchive.deleteTrainingDirectory(dir);
     }
   }
 

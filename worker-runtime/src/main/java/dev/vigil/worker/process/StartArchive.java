@@ -14,6 +14,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.HexFormat;
@@ -24,6 +25,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 /**
  * A dynamic class-data-sharing archive (AppCDS) for one kind of short-lived JVM, such as the worker
@@ -286,6 +288,18 @@ public final class StartArchive {
           checked.remove(p);
         }
       }
+    }
+  }
+
+  /**
+   * Deletes the temporary directory a training JVM ran in, and everything in it; quietly, as far as it
+   * can (a stray directory of a few KB in the temporary directory is all a failure leaves).
+   */
+  public static void deleteTrainingDirectory(Path dir) {
+    try (Stream<Path> s = Files.walk(dir)) {
+      s.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+    } catch (IOException | RuntimeException e) {
+      // nothing depends on it
     }
   }
 
