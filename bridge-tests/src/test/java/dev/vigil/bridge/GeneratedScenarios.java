@@ -101,6 +101,12 @@ final class GeneratedScenarios {
           }
           default -> throw new AssertionError(kind);
         }
+        if (service && kind <= 3) {
+          // a new daemon takes the service over when its worker calls back, which on the real stack
+          // comes after a randomised reconnect delay: wait for it here, so that it cannot fall into a
+          // later part on one runner only
+          out.add("await service idx up");
+        }
         for (String l : stillWorking) {
           out.add("await " + l + " working");
           out.add("tell " + l);
