@@ -18,7 +18,13 @@ import java.util.Set;
  *   <li>claim→start of a task ({@code start.startedAtMs − claimedAtMs}): one {@code true} at a time
  *       ({@code --singles} 5; smoke 1), with its submit→settled, and {@code --burst} (8; smoke 2) {@code sleep 1} submitted at once.
  * </ol>
- * {@code --jfr DIR} records the idle window with {@code jcmd JFR.start settings=profile} and writes
+ * <p>A daemon that {@code vigil up} starts on a new home writes its own class archive once, 10 s after it
+ * serves (a second JVM does the work; the daemon checks its result). Unless {@code VIGIL_CDS=off}, each
+ * repetition first measures that first daemon over the same window ({@code firstDaemonCorePercent}), waits
+ * for its archive and stops it; the idle figures are of the next daemon on the home, which maps the archive,
+ * as every later start does.
+ *
+ * <p>{@code --jfr DIR} records the idle window with {@code jcmd JFR.start settings=profile} and writes
  * the recording and its text summary to DIR.
  *
  * <p>Beside the daemon, over the same idle window, two JVMs that do nothing ({@link IdleJvm}): one
@@ -39,7 +45,7 @@ public final class DaemonCosts {
   public record Rep(double idleCorePercent, List<VigilHome.Cli> status, List<VigilHome.Cli> submit,
       List<Long> singleClaimToStart, List<Long> burstClaimToStart, List<Long> singleSubmitToSettled,
       List<VigilHome.Cli> statusWithoutArchive, double idleRunPercent, double bareCorePercent, double bareRunPercent,
-      double plainCorePercent, double plainRunPercent) {}
+      double plainCorePercent, double plainRunPercent, double firstDaemonCorePercent) {}
 
   public record Result(List<Rep> reps, int burst) {}
 
@@ -55,6 +61,24 @@ public final class DaemonCosts {
       Process bare = idleJvm(Up.DAEMON_JVM_FLAGS);
       Process plain = idleJvm(PLAIN_FLAGS);
       try (VigilHome home = VigilHome.create(o.dir(), "daemon", Math.max(8, burst))) {
+        double first = -1;
+        if (!"off".equals(System.getenv("VIGIL_CDS"))) {
+          long trainer = home.up();
+          Thread.sleep(o.smoke() ? 1_000 : 5_000);
+          Proc.Cpu c0 = Proc.cpu(trainer).orElseThrow();
+          long f0 = System.nanoTime();
+          Thread.sleep((long) (idleSeconds * 1000));
+          first = 100 * Proc.cpu(trainer).orElseThrow().minus(c0).selfSeconds() / ((System.nanoTime() - f0) / 1e9);
+          java.nio.file.Path cds = home.dir().resolve("cds");
+          VigilHome.await("the daemon's class archive", () -> {
+            try (var files = java.nio.file.Files.list(cds)) {
+              return files.anyMatch(f -> f.getFileName().toString().matches("daemon-.*\\.jsa"));
+            } catch (java.io.IOException e) {
+              return false;
+            }
+          }, 200, 120_000);
+          home.down(trainer);
+        }
         long pid = home.up();
         home.tickets();
         Thread.sleep(o.smoke() ? 1_000 : 5_000);
@@ -113,11 +137,11 @@ public final class DaemonCosts {
         }
         List<Long> burstLat = claimToStart(home, ids);
         System.err.printf("daemon rep %d: idle %.2f%% of a core (run time %.3f%%; bare JVM %.2f%%, %.3f%%; plain JVM"
-            + " %.2f%%, %.3f%%); status %.0f ms; claim→start %s single, %s burst%n",
-            i + 1, idle, run[0], core[1], run[1], core[2], run[2], status.get(0).wallMs(), single, burstLat);
+            + " %.2f%%, %.3f%%; first daemon %.2f%%); status %.0f ms; claim→start %s single, %s burst%n",
+            i + 1, idle, run[0], core[1], run[1], core[2], run[2], first, status.get(0).wallMs(), single, burstLat);
         home.down(pid);
         reps.add(new Rep(idle, status, submit, single, burstLat, settle, statusWithout, run[0], core[1], run[1], core[2],
-            run[2]));
+            run[2], first));
       } finally {
         bare.destroy();
         plain.destroy();
@@ -169,6 +193,10 @@ public final class DaemonCosts {
     Report t = new Report("Daemon standing costs (" + o.reps() + " repetitions, medians)", "what", "figure");
     t.row("idle daemon CPU, % of one core", Stats.spread(reps.stream().map(Rep::idleCorePercent).toList()));
     t.row("same, from its threads' run time", Stats.spread(reps.stream().map(Rep::idleRunPercent).toList()));
+    if (reps.stream().allMatch(x -> x.firstDaemonCorePercent() >= 0)) {
+      t.row("the first daemon on the new home, same window (it writes its class archive), % of one core",
+          Stats.spread(reps.stream().map(Rep::firstDaemonCorePercent).toList()));
+    }
     t.row("a JVM doing nothing with the daemon's flags, same window, % of one core (run time)",
         Stats.spread(reps.stream().map(Rep::bareCorePercent).toList()) + " ("
             + Stats.spread(reps.stream().map(Rep::bareRunPercent).toList()) + ")");

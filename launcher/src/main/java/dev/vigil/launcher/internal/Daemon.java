@@ -829,16 +829,26 @@ public final class Daemon implements AutoCloseable {
       if (closing || status.state() == Status.State.STOPPED) {
         return;
       }
-      ObjectNode o = common(status.heartbeatAtWallMs());
-      if (o == null) {
+      if (foreignLoop(status.heartbeatAtWallMs())) {
         return;
       }
-      ObjectNode s = Wire.status(status);
-      o.put("state", status.state().name());
-      o.set("lanes", s.get("lanes"));
-      o.set("runs", s.get("runs"));
-      o.set("services", s.get("services"));
-      write(o);
+      // all else in the file is this daemon's for its life: a beat that shows the same as the last one
+      // writes the same text with its own heartbeat
+      List<Object> shown = List.of(status.state(), status.lanes(), status.runs(), status.services());
+      try {
+        statusFile.writeBeat(shown, status.heartbeatAtWallMs(), heartbeat -> {
+          ObjectNode o = fields(heartbeat);
+          ObjectNode s = Wire.status(status);
+          o.put("state", status.state().name());
+          o.set("lanes", s.get("lanes"));
+          o.set("runs", s.get("runs"));
+          o.set("services", s.get("services"));
+          return o;
+        });
+        failedWrites = 0;
+      } catch (IOException e) {
+        failed(e);
+      }
     }
 
     /** The status file while the store is unavailable: state {@code STORE_UNAVAILABLE}, since when and why. */
@@ -860,17 +870,23 @@ public final class Daemon implements AutoCloseable {
         statusFile.write(o);
         failedWrites = 0;
       } catch (IOException e) {
-        if (failedWrites++ == 0) { // once per spell: a full disk fails it every beat
-          LOG.warn("cannot write {}: {}", statusFile.path(), e.toString());
-        }
+        failed(e);
+      }
+    }
+
+    private void failed(IOException e) {
+      if (failedWrites++ == 0) { // once per spell: a full disk fails it every beat
+        LOG.warn("cannot write {}: {}", statusFile.path(), e.toString());
       }
     }
 
     /** The fields every status file has, or null when another daemon schedules on this home (D2). */
     private ObjectNode common(long heartbeatAtWallMs) {
-      if (foreignLoop(heartbeatAtWallMs)) {
-        return null;
-      }
+      return foreignLoop(heartbeatAtWallMs) ? null : fields(heartbeatAtWallMs);
+    }
+
+    /** The fields every status file has. */
+    private ObjectNode fields(long heartbeatAtWallMs) {
       ObjectNode o = Wire.JSON.createObjectNode();
       o.put("schema", StatusFile.SCHEMA);
       o.put("pid", self.pid());

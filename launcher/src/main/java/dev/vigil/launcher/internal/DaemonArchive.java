@@ -68,6 +68,7 @@ public final class DaemonArchive {
       return List.of();
     }
     StartArchive a = archive(home);
+    deleteStaleTemporaries(home.dir().resolve("cds"));
     if (a.archiveOf(jvmFlags, classpath).filter(Files::isRegularFile).isEmpty()) {
       return List.of(); // nothing to check, and no directory to create
     }
@@ -106,6 +107,11 @@ public final class DaemonArchive {
   private static void train(Home home, String classpath) throws InterruptedException {
     StartArchive a = archive(home);
     deleteStaleTemporaries(home.dir().resolve("cds"));
+    if (a.archiveOf(Up.DAEMON_JVM_FLAGS, classpath).map(Files::isRegularFile).orElse(true)) {
+      // in place already (each vigil up checks it before it maps it), or none can be: an idle daemon reads no
+      // 24 MB archive through a digest here
+      return;
+    }
     if (!(a.plan(Up.DAEMON_JVM_FLAGS, classpath, System.nanoTime() / 1_000_000) instanceof StartArchive.Plan.Create c)) {
       return; // in place already (or cannot be: the plan says why, and daemons start without it)
     }

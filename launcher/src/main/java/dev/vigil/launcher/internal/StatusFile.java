@@ -10,6 +10,7 @@ import dev.vigil.worker.process.Processes;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
@@ -21,8 +22,10 @@ import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Arrays;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.LongFunction;
 
 /**
  * {@code <home>/daemon.json} (D1, D3): written whole to a temporary file and renamed over the old
@@ -49,6 +52,8 @@ public final class StatusFile {
   private final Path tmp;
   /** The file this object wrote last, as it was right after the write; null when unknown. */
   private volatile Written last;
+  /** The last heartbeat's text, for the next one; null when the last write was not a heartbeat's. */
+  private volatile Beat beat;
 
   /** A file as written: its attributes then, and what {@link #read} makes of its content. */
   private record Written(Object key, long size, FileTime modified, Optional<DaemonLiveness.Status> liveness) {
@@ -73,8 +78,63 @@ public final class StatusFile {
    * a reader may then catch it half written, which reads as a missing file (D3) until the next beat.
    */
   public void write(ObjectNode status) throws IOException {
+    beat = null;
+    write(WRITER.writeValueAsBytes(status), liveness(status));
+  }
+
+  /**
+   * A heartbeat's file: {@code status} with {@code heartbeat_at} set to {@code heartbeatAtWallMs}, written as
+   * {@link #write} does. When what it shows ({@code shown}, compared by {@code equals}) is what the last beat
+   * showed, the last beat's text is written again with the new heartbeat, without building or serializing the
+   * tree: an idle daemon's beats differ in their heartbeat only.
+   */
+  public void writeBeat(Object shown, long heartbeatAtWallMs, LongFunction<ObjectNode> status) throws IOException {
+    Beat b = beat;
+    if (b != null && b.shown().equals(shown)) {
+      byte[] value = Long.toString(heartbeatAtWallMs).getBytes(StandardCharsets.US_ASCII);
+      byte[] bytes = new byte[b.before().length + value.length + b.after().length];
+      System.arraycopy(b.before(), 0, bytes, 0, b.before().length);
+      System.arraycopy(value, 0, bytes, b.before().length, value.length);
+      System.arraycopy(b.after(), 0, bytes, b.before().length + value.length, b.after().length);
+      write(bytes, Optional.of(new DaemonLiveness.Status(b.pid(), heartbeatAtWallMs)));
+      return;
+    }
+    beat = null;
+    ObjectNode o = status.apply(heartbeatAtWallMs);
+    byte[] bytes = WRITER.writeValueAsBytes(o);
+    Optional<DaemonLiveness.Status> liveness = liveness(o);
+    write(bytes, liveness);
+    if (liveness.isPresent() && liveness.get().heartbeatAtWallMs() == heartbeatAtWallMs) {
+      beat = Beat.of(shown, bytes, heartbeatAtWallMs, liveness.get().pid());
+    }
+  }
+
+  /** The text of the last {@link #writeBeat}, cut around its heartbeat's value, and what it showed. */
+  private record Beat(Object shown, byte[] before, byte[] after, long pid) {
+    /** Cut at the value of the top-level {@code heartbeat_at}, or null when the text does not hold it once. */
+    static Beat of(Object shown, byte[] text, long heartbeatAtWallMs, long pid) {
+      byte[] field = ("\"heartbeat_at\" : " + heartbeatAtWallMs).getBytes(StandardCharsets.US_ASCII);
+      int at = -1;
+      for (int i = 0; i + field.length <= text.length; i++) {
+        if (Arrays.equals(text, i, i + field.length, field, 0, field.length)
+            && (i + field.length == text.length || !Character.isDigit(text[i + field.length]))) {
+          if (at >= 0) {
+            return null;
+          }
+          at = i;
+        }
+      }
+      if (at < 0) {
+        return null;
+      }
+      int value = at + field.length - Long.toString(heartbeatAtWallMs).length();
+      return new Beat(shown, Arrays.copyOfRange(text, 0, value), Arrays.copyOfRange(text, at + field.length, text.length),
+          pid);
+    }
+  }
+
+  private void write(byte[] bytes, Optional<DaemonLiveness.Status> liveness) throws IOException {
     last = null;
-    byte[] bytes = WRITER.writeValueAsBytes(status);
     try {
       Files.deleteIfExists(tmp);
       try (FileChannel ch = FileChannel.open(tmp, CREATE_NEW, OWNER_ONLY)) {
@@ -104,7 +164,7 @@ public final class StatusFile {
     }
     try {
       BasicFileAttributes a = Files.readAttributes(file, BasicFileAttributes.class);
-      last = new Written(a.fileKey(), a.size(), a.lastModifiedTime(), liveness(status));
+      last = new Written(a.fileKey(), a.size(), a.lastModifiedTime(), liveness);
     } catch (IOException e) {
       // written, but not seen since: the next read parses the file
     }
@@ -147,6 +207,7 @@ public final class StatusFile {
   /** Deletes the file (a clean exit, D1). */
   public void delete() {
     last = null;
+    beat = null;
     try {
       Files.deleteIfExists(file);
     } catch (IOException ignored) {

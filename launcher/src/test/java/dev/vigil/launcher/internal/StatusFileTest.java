@@ -174,4 +174,78 @@ class StatusFileTest {
     }
     DaemonLock.tryAcquire(lock).orElseThrow().close();
   }
+
+  /**
+   * A heartbeat that shows what the last one showed is written from the last one's text with its own
+   * heartbeat: the file must then hold, byte for byte, what serializing the whole status gives, and read
+   * back with that heartbeat. Generated runs of beats: what they show (texts with quotes, backslashes,
+   * line breaks, non-ASCII and a decoy {@code "heartbeat_at" : N} inside a string), any heartbeat
+   * (negative, zero, the decoy's), failed writes between them (the temporary file's name taken by a
+   * directory and no file to rewrite in place) and other writes between them.
+   */
+  @Test
+  void D1_aBeatThatShowsTheSameAsTheLast_writesTheWholeStatusText_withItsOwnHeartbeat() throws Exception {
+    ObjectMapper json = new ObjectMapper();
+    int[] counts = new int[4]; // rebuilt, reused, other write, failed write
+    String[] shows = {"idle", "a \"quoted\" \\ name", "line\nbreak \u00e9 \u2211 \ud83d\ude00",
+        "\"heartbeat_at\" : 17", "17"};
+    org.quicktheories.QuickTheory.qt().withExamples(150).withShrinkCycles(0)
+        .forAll(org.quicktheories.generators.SourceDSL.longs().all()).checkAssert(seed -> {
+          java.util.SplittableRandom r = new java.util.SplittableRandom(seed);
+          try {
+            Path dir = Files.createTempDirectory(home, "beats");
+            Path file = dir.resolve("daemon.json");
+            StatusFile f = new StatusFile(file);
+            for (int i = 0; i < 12; i++) {
+              String shown = shows[r.nextInt(shows.length)];
+              long beat = switch (r.nextInt(4)) {
+                case 0 -> r.nextLong();
+                case 1 -> 17;
+                case 2 -> -r.nextInt(1000);
+                default -> 1_700_000_000_000L + r.nextInt(1_000_000);
+              };
+              int act = r.nextInt(10);
+              if (act == 0) {
+                f.write(status(99, beat).put("state", "STORE_UNAVAILABLE"));
+                counts[2]++;
+                continue;
+              }
+              boolean failing = act == 1;
+              Path blocker = dir.resolve("daemon.json.tmp");
+              if (failing) {
+                Files.deleteIfExists(file);
+                Files.createDirectories(blocker.resolve("x"));
+              }
+              int[] built = {0};
+              try {
+                f.writeBeat(List.of(shown), beat, hb -> {
+                  built[0]++;
+                  return status(4242, hb).put("state", "RUNNING").put("note", shown);
+                });
+                assertFalse(failing, "no file can be written");
+              } catch (java.io.IOException e) {
+                assertTrue(failing, e.toString());
+                assertTrue(f.read().isEmpty(), "nothing written");
+                counts[3]++;
+                continue;
+              } finally {
+                if (failing) {
+                  Files.delete(blocker.resolve("x"));
+                  Files.delete(blocker);
+                }
+              }
+              counts[built[0] == 1 ? 0 : 1]++;
+              ObjectNode whole = status(4242, beat).put("state", "RUNNING").put("note", shown);
+              assertEquals(new String(json.writerWithDefaultPrettyPrinter().writeValueAsBytes(whole),
+                      java.nio.charset.StandardCharsets.UTF_8),
+                  Files.readString(file), "the file is the status's whole text");
+              assertEquals(Optional.of(new DaemonLiveness.Status(4242, beat)), f.read());
+            }
+          } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+          }
+        });
+    assertTrue(counts[0] > 0 && counts[1] > 0 && counts[2] > 0 && counts[3] > 0,
+        "rebuilt, reused, other writes and failed writes all occurred: " + java.util.Arrays.toString(counts));
+  }
 }
