@@ -45,20 +45,26 @@ import picocli.CommandLine.ScopeType;
  * (one line naming what was wrong), 3 refused (busy, denied), 4 no daemon, 5 the daemon's store is
  * unavailable (its work runs on; nothing new starts).
  */
-@Command(name = "vigil", mixinStandardHelpOptions = true, versionProvider = Main.VersionProvider.class, subcommands = {
-    CommandLine.HelpCommand.class,
-    Main.DaemonCmd.class, Main.UpCmd.class, Main.DownCmd.class, Main.SubmitCmd.class, Main.StatusCmd.class,
-    Main.TasksCmd.class, Main.RunsCmd.class, Main.ShowCmd.class, Main.WaitCmd.class, Main.ParkCmd.class,
-    Main.UnparkCmd.class, Main.HoldCmd.class, Main.ReleaseCmd.class, Main.CancelCmd.class, Main.LogsCmd.class,
-    Main.VersionCmd.class, Main.DemoCmd.class, Main.ServicesCmd.class, Main.WatchCmd.class, Main.RunCmd.class,
-    Main.PauseCmd.class, Main.ResumeCmd.class, RestartCmd.class, KillCmd.class, RetryCmd.class, EventsCmd.class, AttachCmd.class, ScheduleCmd.class, PruneCmd.class, StoreCmd.class, Main.CompletionCmd.class,
-    QuestionsCmd.ListCmd.class, QuestionsCmd.AnswerCmd.class, HostsCmd.ListCmd.class, HostsCmd.ReleaseCmd.class},
+@Command(name = "vigil", mixinStandardHelpOptions = true, versionProvider = Main.VersionProvider.class,
     description = "Vigil: a crash-legible process supervisor. It runs queued tasks and long-lived services as "
         + "worker processes, keeps who owns what in a database in its home, and survives its own crash or upgrade "
         + "without starting work twice or losing an outcome.",
     footer = {"", "Exit codes: 0 ok, 1 failed, 2 bad usage or input (nothing changed), 3 refused (busy or denied), "
         + "4 no daemon, 5 the store is unavailable (running work continues).", "Start here: vigil demo. Every command takes --help."})
 public final class Main implements Runnable {
+  /**
+   * Every command, in the order {@code vigil --help} lists them. A call builds the command model of the one
+   * it names only (see {@link #commandLine}).
+   */
+  static final List<Class<?>> COMMANDS = List.of(CommandLine.HelpCommand.class,
+      DaemonCmd.class, UpCmd.class, DownCmd.class, SubmitCmd.class, StatusCmd.class,
+      TasksCmd.class, RunsCmd.class, ShowCmd.class, WaitCmd.class, ParkCmd.class,
+      UnparkCmd.class, HoldCmd.class, ReleaseCmd.class, CancelCmd.class, LogsCmd.class,
+      VersionCmd.class, DemoCmd.class, ServicesCmd.class, WatchCmd.class, RunCmd.class,
+      PauseCmd.class, ResumeCmd.class, RestartCmd.class, KillCmd.class, RetryCmd.class, EventsCmd.class,
+      AttachCmd.class, ScheduleCmd.class, PruneCmd.class, StoreCmd.class, CompletionCmd.class,
+      QuestionsCmd.ListCmd.class, QuestionsCmd.AnswerCmd.class, HostsCmd.ListCmd.class, HostsCmd.ReleaseCmd.class);
+
   @Option(names = "--home", scope = ScopeType.INHERIT, paramLabel = "DIR",
       description = "Vigil's home: the directory of its database, socket, logs and run "
           + "directories (default: $VIGIL_HOME, else ~/.vigil)")
@@ -87,7 +93,7 @@ public final class Main implements Runnable {
 
   @Override
   public void run() {
-    throw new CommandLine.ParameterException(new CommandLine(this), "a command is required (see vigil --help; "
+    throw new CommandLine.ParameterException(commandLine(), "a command is required (see vigil --help; "
         + "to begin: vigil demo)");
   }
 
@@ -109,7 +115,7 @@ public final class Main implements Runnable {
         WAIT_DAEMON_MS.remove();
       }
     }
-    CommandLine cl = new CommandLine(new Main());
+    CommandLine cl = commandLine(args);
     cl.setOut(new java.io.PrintWriter(out, true));
     cl.setErr(new java.io.PrintWriter(err, true));
     cl.setParameterExceptionHandler((ex, a) -> {
@@ -128,6 +134,47 @@ public final class Main implements Runnable {
       }
     });
     return cl.execute(args);
+  }
+
+  /** The whole command model: every command, as {@code vigil --help} and the shell completion show them. */
+  static CommandLine commandLine() {
+    CommandLine cl = new CommandLine(new Main());
+    COMMANDS.forEach(cl::addSubcommand);
+    return cl;
+  }
+
+  /**
+   * The command model {@code args} need: the root with the one command they name, when they name one
+   * after the root's options (other than {@code help} and {@code completion}, which look at every command);
+   * else the whole model, so that picocli says what is wrong as it always does. Building the model of one
+   * command instead of all of them takes about 0.4 CPU-s off a call (docs/PERFORMANCE.md).
+   */
+  static CommandLine commandLine(String[] args) {
+    String word = null;
+    for (int i = 0; i < args.length && word == null; i++) {
+      String a = args[i];
+      if (a.equals("--home") || a.equals("--wait-daemon")) {
+        i++;
+      } else if (a.startsWith("--home=") || a.startsWith("--wait-daemon=")) {
+        continue;
+      } else if (a.startsWith("-")) {
+        break;
+      } else {
+        word = a;
+      }
+    }
+    if (word == null || word.equals("help") || word.equals("completion")) {
+      return commandLine();
+    }
+    for (Class<?> c : COMMANDS) {
+      Command named = c.getAnnotation(Command.class);
+      if (named.name().equals(word) || List.of(named.aliases()).contains(word)) {
+        CommandLine cl = new CommandLine(new Main());
+        cl.addSubcommand(c);
+        return cl;
+      }
+    }
+    return commandLine();
   }
 
   /** A command that failed: its one line on {@code err}, and its exit code. */

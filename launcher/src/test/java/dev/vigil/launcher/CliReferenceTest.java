@@ -29,7 +29,7 @@ class CliReferenceTest {
   /** The command part of CLI.md: every command with its synopsis, description, parameters, options and examples. */
   static String commands() {
     StringBuilder b = new StringBuilder();
-    CommandLine root = new CommandLine(new Main());
+    CommandLine root = Main.commandLine();
     List<CommandLine> all = new ArrayList<>();
     walk(root, all);
     for (CommandLine c : all) {

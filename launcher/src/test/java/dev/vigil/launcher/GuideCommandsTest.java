@@ -143,7 +143,7 @@ class GuideCommandsTest {
   /** Parses one invocation on the real model; returns the problem, or null when it parses. */
   private static String problem(List<String> args) {
     try {
-      CommandLine.ParseResult r = new CommandLine(new Main()).parseArgs(args.toArray(String[]::new));
+      CommandLine.ParseResult r = Main.commandLine().parseArgs(args.toArray(String[]::new));
       if (!r.hasSubcommand() && !r.isUsageHelpRequested() && !r.isVersionHelpRequested()) {
         return "names no command";
       }
@@ -177,7 +177,7 @@ class GuideCommandsTest {
       for (List<String> args : invocations(fill(m.group(1)))) {
         if (args.size() == 1 && !args.get(0).startsWith("-")) {
           // the name of a command in prose ("`vigil kill` does"): the command must exist
-          if (!new CommandLine(new Main()).getSubcommands().containsKey(args.get(0))) {
+          if (!Main.commandLine().getSubcommands().containsKey(args.get(0))) {
             out.add(new Shown(file.getFileName() + ": `" + m.group(1) + "`", args));
           }
           continue;
@@ -217,7 +217,7 @@ class GuideCommandsTest {
   void theGuideShowsEveryCommand() throws IOException {
     String guide = Files.readString(GUIDE);
     Set<String> commands = new TreeSet<>();
-    for (CommandLine c : new CommandLine(new Main()).getSubcommands().values()) {
+    for (CommandLine c : Main.commandLine().getSubcommands().values()) {
       commands.add(c.getCommandName());
       c.getSubcommands().values().forEach(s -> commands.add(c.getCommandName() + " " + s.getCommandName()));
     }

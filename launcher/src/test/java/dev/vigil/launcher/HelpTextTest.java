@@ -45,7 +45,7 @@ class HelpTextTest {
   /** Every command of the tree, the root first. */
   static List<CommandLine> tree() {
     List<CommandLine> out = new ArrayList<>();
-    walk(new CommandLine(new Main()), out);
+    walk(Main.commandLine(), out);
     return out;
   }
 
