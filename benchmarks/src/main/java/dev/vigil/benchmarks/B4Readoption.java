@@ -29,7 +29,8 @@ import java.util.Map;
  * <p>Each size runs twice per repetition ({@code --daemon-archive both}, the default; smoke {@code off}):
  * with the daemon's class archive, which the driver waits for before the {@code kill -9} (the first daemon
  * writes it in the background a few seconds after it serves), and with {@code VIGIL_CDS=off} for both
- * daemons, alternately.
+ * daemons, alternately. Off means no class archive at all: the worker hosts of those runs start without
+ * theirs too, so B5's host figures are those of the runs with archives.
  */
 public final class B4Readoption {
   public record Size(int live, boolean archive, double launchAllMs, int abandoned, int ranTwice, double idleRssMb, double liveRssMb,
@@ -186,10 +187,10 @@ public final class B4Readoption {
 
   public static List<Report> report(Result r, Options o) {
     Report b4 = new Report("B4 re-adoption after kill -9 of the daemon (" + o.reps()
-        + " interleaved repetitions, medians)", "live workers", "daemon class archive",
+        + " interleaved repetitions, medians)", "live workers", "class archives (daemon's and hosts')",
         "new daemon start → last re-adoption in its journal ms (max)", "new daemon start → all readopted ms (max)",
         "start → socket answers ms", "launched at once → all RUNNING ms", "abandoned (handoff timeout)", "ran twice");
-    Report b5 = new Report("B5 memory (medians)", "live runs", "daemon class archive", "daemon RSS idle MB",
+    Report b5 = new Report("B5 memory (medians)", "live runs", "class archives (daemon's and hosts')", "daemon RSS idle MB",
         "daemon RSS with live runs MB", "worker host RSS MB", "worker host PSS MB");
     for (int live : r.lives()) {
       for (boolean archive : r.archives()) {

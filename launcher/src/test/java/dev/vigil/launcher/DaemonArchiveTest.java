@@ -27,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The daemon's class archive with real daemons of {@code vigil up}: the first daemon writes it in the
  * background without leaving a process behind, the next daemon maps it and works, a damaged one is never
- * mapped, and {@code VIGIL_CDS=off} neither maps nor writes one.
+ * mapped, and {@code VIGIL_CDS=off} neither maps nor writes one, nor a class archive of the worker hosts.
  */
 class DaemonArchiveTest {
   private static final Map<String, String> ON = Map.of("VIGIL_CDS", "on");
@@ -93,6 +93,16 @@ class DaemonArchiveTest {
     assertTrue(archiveIn(without).isEmpty(), "VIGIL_CDS=off: no archive written");
     assertFalse(Files.exists(without.resolve("cds")) && Files.list(without.resolve("cds"))
         .anyMatch(p -> p.getFileName().toString().startsWith("daemon-")), "nor begun");
+    try (java.util.stream.Stream<Path> cds = Files.list(home.resolve("cds"))) {
+      assertTrue(cds.anyMatch(p -> p.getFileName().toString().matches("host-.*\\.jsa")),
+          "with archives on, the worker hosts have theirs");
+    }
+    Result ran = vigilIn(without, tmp, OFF, "submit", "--", "true");
+    assertEquals(0, ran.code(), ran.err());
+    assertEquals("SUCCEEDED", poll(without, ran.line(), t -> t.path("state").asText().equals("SUCCEEDED"))
+        .path("state").asText());
+    assertFalse(Files.exists(without.resolve("cds")) && Files.list(without.resolve("cds"))
+        .anyMatch(p -> p.getFileName().toString().startsWith("host-")), "VIGIL_CDS=off: nor the worker hosts'");
   }
 
   private long up(Path home, Map<String, String> env) throws Exception {

@@ -390,7 +390,7 @@ public final class Daemon implements AutoCloseable {
       if (incarnation == n && engine != null) {
         engine.onExit(exit, mono(), wall());
       }
-    }));
+    }), DaemonArchive.on(System.getenv()));
   }
 
   /**

@@ -51,6 +51,7 @@ import org.slf4j.LoggerFactory;
  * {@code <home>/cds}, one per JDK, jar files and type classpath): the first launch without one starts
  * a JVM that plays a host start and writes it at its exit (about a second, beside the hosts, which
  * start without meanwhile); later hosts map it, and a damaged or mismatched one means a start without.
+ * A table made with archives off ({@code VIGIL_CDS=off} for a daemon) starts every host without one.
  *
  * <p>Threading: {@link #launch} waits only until the new process leads its group (milliseconds);
  * every other method is a {@code /proc} read or a {@code kill}. Exits of launched workers are
@@ -63,6 +64,7 @@ public final class OsProcessTable implements ProcessTable {
   private final String runtimeClasspath;
   private final Map<TimeoutLattice.Timeout, Long> hostTimeouts;
   private final Consumer<ProcessExit> exits;
+  /** The hosts' class archive, or null when hosts start without one. */
   private final StartArchive archive;
 
   /**
@@ -73,10 +75,16 @@ public final class OsProcessTable implements ProcessTable {
    * @param exits     receives the exit of every worker this table launched, once, on any thread
    */
   public OsProcessTable(Path home, String runtimeClasspath, TimeoutLattice timeouts, Consumer<ProcessExit> exits) {
+    this(home, runtimeClasspath, timeouts, exits, true);
+  }
+
+  /** As {@link #OsProcessTable(Path, String, TimeoutLattice, Consumer)}; {@code archives} false: hosts start without one. */
+  public OsProcessTable(Path home, String runtimeClasspath, TimeoutLattice timeouts, Consumer<ProcessExit> exits,
+      boolean archives) {
     this.home = Objects.requireNonNull(home, "home");
     this.runtimeClasspath = Objects.requireNonNull(runtimeClasspath, "runtimeClasspath");
     this.exits = Objects.requireNonNull(exits, "exits");
-    this.archive = new StartArchive(home.resolve("cds"), "host", StartArchive.currentJava());
+    this.archive = archives ? new StartArchive(home.resolve("cds"), "host", StartArchive.currentJava()) : null;
     Map<TimeoutLattice.Timeout, Long> changed = new EnumMap<>(TimeoutLattice.Timeout.class);
     for (TimeoutLattice.Timeout t : TimeoutLattice.Timeout.values()) {
       if (timeouts.ms(t) != t.defaultMs()) {
@@ -92,6 +100,9 @@ public final class OsProcessTable implements ProcessTable {
    * this once it serves, so that the first burst of launches already maps it. Never blocks on the JVM.
    */
   public void prepareArchive() {
+    if (archive == null) {
+      return;
+    }
     String classpath = WorkerArgs.absoluteClasspath(runtimeClasspath);
     if (archive.plan(WorkerArgs.FAST_START_FLAGS, classpath, System.nanoTime() / 1_000_000)
         instanceof StartArchive.Plan.Create c) {
@@ -170,7 +181,8 @@ public final class OsProcessTable implements ProcessTable {
       env.put(RunSettings.ENV, settings.encode());
     }
     String classpath = WorkerArgs.absoluteClasspath(classpathOf(r.type()));
-    StartArchive.Plan plan = archive.plan(WorkerArgs.FAST_START_FLAGS, classpath, System.nanoTime() / 1_000_000);
+    StartArchive.Plan plan = archive == null ? new StartArchive.Plan.Without("class archives are off")
+        : archive.plan(WorkerArgs.FAST_START_FLAGS, classpath, System.nanoTime() / 1_000_000);
     if (plan instanceof StartArchive.Plan.Create c) {
       train(c, classpath);
       plan = new StartArchive.Plan.Without("the archive is being written");
