@@ -107,8 +107,12 @@ final class GeneratedScenarios {
           // later part on one runner only
           out.add("await service idx up");
         }
+        // every run working again (after a new daemon: re-adopted and told to go, which follows its worker's
+        // randomised reconnect) before any is told to end, so that no go can fall into a later part
         for (String l : stillWorking) {
           out.add("await " + l + " working");
+        }
+        for (String l : stillWorking) {
           out.add("tell " + l);
         }
         if (kind == 5) {
