@@ -145,25 +145,14 @@ public final class Main implements Runnable {
 
   /**
    * The command model {@code args} need: the root with the one command they name, when they name one
-   * after the root's options (other than {@code help} and {@code completion}, which look at every command);
+   * after the root's options as {@link #quickRoot} reads them (other than {@code help} and {@code completion},
+   * which look at every command);
    * else the whole model, so that picocli says what is wrong as it always does. Building the model of one
    * command instead of all of them takes about 0.4 CPU-s off a call (docs/PERFORMANCE.md).
    */
   static CommandLine commandLine(String[] args) {
-    String word = null;
-    for (int i = 0; i < args.length && word == null; i++) {
-      String a = args[i];
-      if (a.equals("--home") || a.equals("--wait-daemon")) {
-        i++;
-      } else if (a.startsWith("--home=") || a.startsWith("--wait-daemon=")) {
-        continue;
-      } else if (a.startsWith("-")) {
-        break;
-      } else {
-        word = a;
-      }
-    }
-    if (word == null || word.equals("help") || word.equals("completion")) {
+    String word = quickRoot(args).map(QuickRoot::next).filter(i -> i < args.length).map(i -> args[i]).orElse("help");
+    if (word.equals("help") || word.equals("completion")) {
       return commandLine();
     }
     for (Class<?> c : COMMANDS) {

@@ -69,7 +69,7 @@ public final class DaemonArchive {
     }
     StartArchive a = archive(home);
     deleteStaleTemporaries(home.dir().resolve("cds"));
-    if (a.archiveOf(jvmFlags, classpath).filter(Files::isRegularFile).isEmpty()) {
+    if (!inPlace(a, jvmFlags, classpath)) {
       return List.of(); // nothing to check, and no directory to create
     }
     StartArchive.Plan plan = a.plan(jvmFlags, classpath, System.nanoTime() / 1_000_000);
@@ -107,10 +107,8 @@ public final class DaemonArchive {
   private static void train(Home home, String classpath) throws InterruptedException {
     StartArchive a = archive(home);
     deleteStaleTemporaries(home.dir().resolve("cds"));
-    if (a.archiveOf(Up.DAEMON_JVM_FLAGS, classpath).map(Files::isRegularFile).orElse(true)) {
-      // in place already (each vigil up checks it before it maps it), or none can be: an idle daemon reads no
-      // 24 MB archive through a digest here
-      return;
+    if (inPlace(a, Up.DAEMON_JVM_FLAGS, classpath)) {
+      return; // each vigil up checks it before it maps it: an idle daemon reads no 24 MB archive through a digest
     }
     if (!(a.plan(Up.DAEMON_JVM_FLAGS, classpath, System.nanoTime() / 1_000_000) instanceof StartArchive.Plan.Create c)) {
       return; // in place already (or cannot be: the plan says why, and daemons start without it)
@@ -119,7 +117,7 @@ public final class DaemonArchive {
     Process p = null;
     boolean done = false;
     try {
-      dir = Files.createTempDirectory("vigil-cds-");
+      dir = StartArchive.newTrainingDirectory();
       List<String> cmd = new ArrayList<>();
       cmd.add(StartArchive.currentJava().toString());
       cmd.addAll(Up.DAEMON_JVM_FLAGS);
@@ -176,14 +174,16 @@ public final class DaemonArchive {
   }
 
   /**
-   * In the training daemon, once it has shut down: deletes its temporary home (and the temporary
-   * directory it is in), so that nothing is left when the daemon that started it has gone meanwhile.
+   * In the training daemon, once it has shut down: deletes the temporary directory its home is in, so that
+   * nothing is left when the daemon that started it has gone meanwhile. A home anywhere else is left alone.
    */
   public static void discard(Home home) {
-    Path dir = home.dir();
-    Path parent = dir.getParent();
-    boolean inTemporary = parent != null && parent.getFileName().toString().startsWith("vigil-cds-");
-    StartArchive.deleteTrainingDirectory(inTemporary ? parent : dir);
+    StartArchive.deleteTrainingDirectory(home.dir().getParent());
+  }
+
+  /** Whether the archive of daemons with {@code jvmFlags} and {@code classpath} exists (whether sound or not). */
+  private static boolean inPlace(StartArchive a, List<String> jvmFlags, String classpath) {
+    return a.archiveOf(jvmFlags, classpath).filter(Files::isRegularFile).isPresent();
   }
 
   private static void deleteStaleTemporaries(Path cds) {

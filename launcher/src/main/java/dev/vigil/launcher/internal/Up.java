@@ -227,14 +227,12 @@ public final class Up {
     Path log = home.logs().resolve("daemon.log");
     Process p;
     try {
-      Map<String, String> environment = new java.util.HashMap<>(System.getenv());
-      environment.putAll(env);
-      ProcessBuilder pb = new ProcessBuilder(daemonCommand(home, config, paused, environment))
+      ProcessBuilder pb = new ProcessBuilder()
           .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
           .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
           .redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()));
       pb.environment().putAll(env);
-      p = pb.start();
+      p = pb.command(daemonCommand(home, config, paused, pb.environment())).start();
     } catch (IOException e) {
       throw new Client.Failure(1, "cannot start the daemon: " + e.getMessage());
     }

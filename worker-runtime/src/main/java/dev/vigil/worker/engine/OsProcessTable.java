@@ -119,7 +119,7 @@ public final class OsProcessTable implements ProcessTable {
     Path dir;
     Process p;
     try {
-      dir = Files.createTempDirectory("vigil-cds-");
+      dir = StartArchive.newTrainingDirectory();
       List<String> cmd = new ArrayList<>();
       cmd.add(StartArchive.currentJava().toString());
       cmd.addAll(WorkerArgs.FAST_START_FLAGS);

@@ -29,16 +29,6 @@ final class ArchiveTraining {
 
   private ArchiveTraining() {}
 
-  /**
-   * Deletes the training's directory once it is over, when it is a temporary directory of the daemon's
-   * ({@code vigil-cds-*}): the daemon deletes it too, but a daemon that ended meanwhile never does.
-   */
-  static void discard(Path dir) {
-    if (dir.getFileName() != null && dir.getFileName().toString().startsWith("vigil-cds-")) {
-      dev.vigil.worker.process.StartArchive.deleteTrainingDirectory(dir);
-    }
-  }
-
   /** Plays one host start in {@code dir}; returns the host's exit status (0 when all went well). */
   static int run(Path dir) throws IOException, InterruptedException {
     RunId run = new RunId(new TicketId(1), 1);

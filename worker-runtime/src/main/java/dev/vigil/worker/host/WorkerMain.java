@@ -48,7 +48,8 @@ public final class WorkerMain {
         System.err.println("vigil-worker: the archive training failed: " + e);
         status = Host.FAILED;
       }
-      ArchiveTraining.discard(java.nio.file.Path.of(argv[1]));
+      // the daemon deletes its training directory too, but a daemon that ended meanwhile never does
+      dev.vigil.worker.process.StartArchive.deleteTrainingDirectory(java.nio.file.Path.of(argv[1]));
       System.exit(status);
       return;
     }

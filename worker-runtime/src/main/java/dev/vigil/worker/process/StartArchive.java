@@ -291,11 +291,24 @@ public final class StartArchive {
     }
   }
 
+  /** The prefix of the temporary directories training JVMs run in. */
+  private static final String TRAINING_DIRECTORY = "vigil-cds-";
+
+  /** A new private directory under the system's temporary directory for a training JVM to run in. */
+  public static Path newTrainingDirectory() throws IOException {
+    return Files.createTempDirectory(TRAINING_DIRECTORY);
+  }
+
   /**
-   * Deletes the temporary directory a training JVM ran in, and everything in it; quietly, as far as it
-   * can (a stray directory of a few KB in the temporary directory is all a failure leaves).
+   * Deletes a directory {@link #newTrainingDirectory} made, and everything in it; any other path is left
+   * alone. Quietly, as far as it can (a stray directory of a few KB in the temporary directory is all a
+   * failure leaves).
    */
   public static void deleteTrainingDirectory(Path dir) {
+    Path name = dir == null ? null : dir.getFileName();
+    if (name == null || !name.toString().startsWith(TRAINING_DIRECTORY)) {
+      return;
+    }
     try (Stream<Path> s = Files.walk(dir)) {
       s.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
     } catch (IOException | RuntimeException e) {

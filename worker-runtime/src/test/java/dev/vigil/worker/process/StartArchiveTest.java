@@ -256,4 +256,19 @@ class StartArchiveTest {
     jars.add(0, jar.toString());
     return String.join(File.pathSeparator, jars);
   }
+
+  /** Only a directory made for a training is deleted as one; any other directory, a home above all, stays. */
+  @org.junit.jupiter.api.Test
+  void aTrainingDirectoryIsDeletedWithAllInIt_anyOtherDirectoryIsLeftAlone() throws Exception {
+    Path other = Files.createDirectories(tmp.resolve("home").resolve("runs"));
+    Files.writeString(other.resolve("outcome.json"), "{}");
+    StartArchive.deleteTrainingDirectory(tmp.resolve("home"));
+    assertTrue(Files.isRegularFile(other.resolve("outcome.json")), "a directory not made for a training stays");
+    StartArchive.deleteTrainingDirectory(null);
+
+    Path training = StartArchive.newTrainingDirectory();
+    Files.writeString(Files.createDirectories(training.resolve("home").resolve("runs")).resolve("x"), "x");
+    StartArchive.deleteTrainingDirectory(training);
+    assertFalse(Files.exists(training), "the training directory and all in it are deleted");
+  }
 }
