@@ -95,7 +95,7 @@ public interface Coordination extends QuestionVerbs, CheckpointVerbs, Transcript
   /**
    * C3: takes over a CLAIMED run whose lease {@code deadOwner} holds (lapsed or not): the run and its
    * lease then belong to {@code newOwner}, the lease expiring at {@code nowMs + ttlMs}. With
-   * {@link #readopt} (for RUNNING runs) it is the only verb that re-arms a lapsed lease.
+   * {@link #readopt} and {@link #readoptAll} (for RUNNING runs) it is the only verb that re-arms a lapsed lease.
    *
    * <p>The caller has decided by process identity that {@code deadOwner} is dead (C5); the store
    * cannot know that. The verb is a compare-and-set on the lease's owner: of two daemons adopting
@@ -111,6 +111,29 @@ public interface Coordination extends QuestionVerbs, CheckpointVerbs, Transcript
 
   /** C3: re-arms the lease of a RUNNING run (lapsed or not) for a new owner. */
   Readopt readopt(RunId run, OwnerId owner, long nowMs, long ttlMs);
+
+  /**
+   * Many {@link #readopt} for {@code owner} in one transaction: a daemon that finds the workers of a
+   * dead daemon alive takes all of them over at once. The decisions, in order, are those of
+   * {@code readopt} called for each run in turn at {@code nowMs} (a run named twice is readopted twice,
+   * to the same lease; a run that is gone or not RUNNING is refused as {@code readopt} refuses it, and
+   * the others are readopted all the same). All or nothing as a write: when the verb fails, no lease
+   * of the batch was re-armed. An empty list changes nothing.
+   *
+   * @return one decision per run, in the order of {@code runs}
+   * @throws NullPointerException     if the owner, the list or one of its runs is null (before anything changes)
+   * @throws IllegalArgumentException for a {@code ttlMs} that {@link Lease#checkTtl} refuses (before anything changes)
+   */
+  default List<Readopt> readoptAll(List<RunId> runs, OwnerId owner, long nowMs, long ttlMs) {
+    java.util.Objects.requireNonNull(owner, "owner");
+    Lease.checkTtl(nowMs, ttlMs);
+    List<RunId> all = List.copyOf(runs);
+    List<Readopt> out = new java.util.ArrayList<>(all.size());
+    for (RunId r : all) {
+      out.add(readopt(r, owner, nowMs, ttlMs));
+    }
+    return out;
+  }
 
   /** C6: exactly one claimant takes a RUNNING run's exit checkpoint. */
   Exit takeExit(RunId run, ExitOwner claimant, RunExit exit);

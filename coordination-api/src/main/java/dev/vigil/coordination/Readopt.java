@@ -3,7 +3,7 @@ package dev.vigil.coordination;
 import java.util.Objects;
 
 /**
- * The decision of {@code readopt}: the way to re-arm a lapsed lease of a RUNNING run whose worker
+ * The decision of {@code readopt}, and of each run of {@code readoptAll}: the way to re-arm a lapsed lease of a RUNNING run whose worker
  * the caller found alive by identity (C3, S6); a CLAIMED run's lease is moved by {@code adoptClaim}.
  */
 public sealed interface Readopt {

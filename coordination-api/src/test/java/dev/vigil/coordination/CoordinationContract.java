@@ -467,6 +467,89 @@ public abstract class CoordinationContract {
         assertInstanceOf(Readopt.Denied.class, c.readopt(new RunId(t, 9), B, late, TTL)).reason());
   }
 
+  // ---- readoptAll: readopt for each run in turn, in one call ----
+
+  /**
+   * The runs of the readoptAll examples, all of {@code A}: two RUNNING (the first with a short lease), one CLAIMED,
+   * one settled (its lease gone) and a run the store does not have.
+   */
+  private static List<RunId> runsForReadoption(Coordination x) {
+    List<TicketId> ts = new java.util.ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      ts.add(((Submission.Accepted) x.submit(NewTicket.of(Lane.DEFAULT, "command", "{}"), T0)).ticket().id());
+    }
+    RunId running = ((Claim.Granted) x.claim(ts.get(0), A, T0, 10)).run().id();
+    RunId alsoRunning = ((Claim.Granted) x.claim(ts.get(1), A, T0, TTL)).run().id();
+    RunId claimed = ((Claim.Granted) x.claim(ts.get(2), A, T0, TTL)).run().id();
+    RunId settled = ((Claim.Granted) x.claim(ts.get(3), A, T0, TTL)).run().id();
+    x.startAll(A, List.of(new StartOf(running, runStart(T0)), new StartOf(alsoRunning, runStart(T0)),
+        new StartOf(settled, runStart(T0))));
+    x.takeExitAndFinish(settled, ExitOwner.supervisor(A), RunExit.code(0, T0 + 1),
+        Finish.as(ExitOwner.supervisor(A), settled, Verdict.SUCCEEDED, null), T0 + 1);
+    return List.of(running, alsoRunning, claimed, settled, new RunId(ts.get(0), 7));
+  }
+
+  @Test
+  void C3_readoptAll_decidesAsReadoptCalledForEachInTurn_onATwinStore() throws Exception {
+    List<RunId> runs = runsForReadoption(c);
+    long late = T0 + 10 * TTL;
+    List<RunId> batch = List.of(runs.get(0), runs.get(2), runs.get(1), runs.get(4), runs.get(0), runs.get(3));
+    List<Readopt> got = c.readoptAll(batch, B, late, TTL);
+
+    assertEquals(6, got.size());
+    Readopt.Readopted first = assertInstanceOf(Readopt.Readopted.class, got.get(0));
+    assertEquals(new Lease(runs.get(0).ticket(), runs.get(0), B, late + TTL), first.lease(), "a lapsed lease re-armed");
+    assertEquals(B, first.run().owner());
+    assertEquals(RunState.RUNNING, first.run().state());
+    assertEquals(new Readopt.Denied(Readopt.Reason.NOT_RUNNING), got.get(1), "a claim is adopted, never readopted");
+    assertEquals(new Lease(runs.get(1).ticket(), runs.get(1), B, late + TTL),
+        assertInstanceOf(Readopt.Readopted.class, got.get(2)).lease(), "a live lease re-armed too");
+    assertEquals(new Readopt.Denied(Readopt.Reason.GONE), got.get(3), "no such run");
+    assertEquals(first, got.get(4), "a run named twice is readopted twice, to the same lease");
+    assertEquals(new Readopt.Denied(Readopt.Reason.GONE), got.get(5), "a settled run holds no lease");
+    assertEquals(B, c.store().run(runs.get(1)).orElseThrow().owner());
+    assertEquals(A, c.store().run(runs.get(2)).orElseThrow().owner(), "a refused run keeps its owner");
+    assertEquals(T0 + TTL, c.store().lease(runs.get(2).ticket()).orElseThrow().expiresAtMs(), "and its lease");
+    assertEquals(Renewal.Reason.NOT_OWNER,
+        assertInstanceOf(Renewal.Denied.class, c.renew(runs.get(0), A, late, TTL)).reason());
+
+    Coordination twin = create(POLICY);
+    try {
+      runsForReadoption(twin);
+      List<Readopt> oneByOne = new java.util.ArrayList<>();
+      for (RunId r : batch) {
+        oneByOne.add(twin.readopt(r, B, late, TTL));
+      }
+      assertEquals(oneByOne, got);
+      assertEquals(twin.store().snapshot(), c.store().snapshot());
+    } finally {
+      dispose(twin);
+    }
+  }
+
+  @Test
+  void C3_readoptAll_ofRunsAllRefused_changesNothing_andOfNoRunsDecidesNothing() {
+    List<RunId> runs = runsForReadoption(c);
+    Snapshot before = c.store().snapshot();
+    assertEquals(List.of(new Readopt.Denied(Readopt.Reason.NOT_RUNNING), new Readopt.Denied(Readopt.Reason.GONE),
+        new Readopt.Denied(Readopt.Reason.GONE)), c.readoptAll(runs.subList(2, 5), B, T0 + 2, TTL));
+    assertEquals(List.of(), c.readoptAll(List.of(), B, T0 + 2, TTL));
+    assertEquals(before, c.store().snapshot());
+  }
+
+  @Test
+  void C3_readoptAll_refusesANullOrABadTtl_beforeAnythingChanges() {
+    List<RunId> runs = runsForReadoption(c);
+    Snapshot before = c.store().snapshot();
+    List<RunId> withNull = java.util.Arrays.asList(runs.get(0), null, runs.get(1));
+    assertThrows(NullPointerException.class, () -> c.readoptAll(withNull, B, T0 + 2, TTL));
+    assertThrows(NullPointerException.class, () -> c.readoptAll(null, B, T0 + 2, TTL));
+    assertThrows(NullPointerException.class, () -> c.readoptAll(runs.subList(0, 2), null, T0 + 2, TTL));
+    assertThrows(IllegalArgumentException.class, () -> c.readoptAll(runs.subList(0, 2), B, T0 + 2, 0));
+    assertThrows(IllegalArgumentException.class, () -> c.readoptAll(runs.subList(0, 2), B, Long.MAX_VALUE, 1));
+    assertEquals(before, c.store().snapshot(), "nothing of a refused batch was readopted");
+  }
+
   // ---- takeExit (C6) ----
 
   @Test

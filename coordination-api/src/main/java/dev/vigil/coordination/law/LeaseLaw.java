@@ -80,7 +80,7 @@ import java.util.function.UnaryOperator;
  * <p>Every verb first asks {@link Denials} whether it is refused, and changes nothing when it is.
  * It keeps C1 (one lease per ticket and per run: leases are a map keyed by ticket, and a run's
  * lease is the one of its ticket that names it), C2 (claim checks state, parking and due time
- * before changing anything), C3 (renew only while {@code expiresAt > now}; only readopt, for
+ * before changing anything), C3 (renew only while {@code expiresAt > now}; only readopt and readoptAll, for
  * RUNNING runs, and adoptClaim, for CLAIMED runs from the owner that holds the lease, re-arm a
  * lapsed lease; a run's owner and its lease's owner move together), C6 (takeExit only from
  * RUNNING), C7 (leases removed only by finish and abortClaim), C8 (finish only from EXITED),
@@ -386,7 +386,13 @@ public final class LeaseLaw implements Coordination, Store {
     return new Readopt.Readopted(runs.get(runId), rearmed);
   }
 
-  /** The run and its lease change owner together (adoptClaim, readopt); returns the new lease. */
+  /** The single readopts in turn, under the one lock, so that no other verb falls between two of them. */
+  @Override
+  public synchronized List<Readopt> readoptAll(List<RunId> runIds, OwnerId owner, long nowMs, long ttlMs) {
+    return Coordination.super.readoptAll(runIds, owner, nowMs, ttlMs);
+  }
+
+  /** The run and its lease change owner together (adoptClaim, readopt, readoptAll); returns the new lease. */
   private Lease moveTo(Run run, OwnerId owner, long expiresAtMs) {
     Lease lease = new Lease(run.ticket(), run.id(), owner, expiresAtMs);
     runs.put(run.id(), run.ownedBy(owner));

@@ -100,6 +100,16 @@ public sealed interface Step {
     }
   }
 
+  record ReadoptAll(List<RunId> runs, OwnerId owner, long nowMs, long ttlMs) implements Step {
+    public ReadoptAll {
+      runs = List.copyOf(runs);
+    }
+
+    public Object apply(Coordination c) {
+      return c.readoptAll(runs, owner, nowMs, ttlMs);
+    }
+  }
+
   record TakeExit(RunId run, ExitOwner claimant, RunExit exit) implements Step {
     public Object apply(Coordination c) {
       return c.takeExit(run, claimant, exit);

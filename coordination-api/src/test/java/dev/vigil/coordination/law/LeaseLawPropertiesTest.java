@@ -168,6 +168,17 @@ class LeaseLawPropertiesTest {
         } else {
           throw new AssertionError(t.decision());
         }
+      } else if (t.step() instanceof Step.ReadoptAll r) {
+        List<?> decisions = (List<?>) t.decision();
+        assertEquals(r.runs().size(), decisions.size(), "C3: one decision per run, " + t.where(seed));
+        for (int i = 0; i < decisions.size(); i++) {
+          Optional<Run> pre = run(t.before(), r.runs().get(i));
+          boolean grantable = pre.isPresent() && pre.get().state() == RunState.RUNNING
+              && leaseOfRun(t.before(), r.runs().get(i)).isPresent();
+          assertEquals(grantable, decisions.get(i) instanceof Readopt.Readopted,
+              "C3: readoptAll readopts exactly the RUNNING runs with a lease, run " + (i + 1) + ", " + t.where(seed));
+          cov.saw(grantable ? "readoptAll-readopted" : "readoptAll-" + ((Readopt.Denied) decisions.get(i)).reason());
+        }
       } else if (t.step() instanceof Step.RenewAll r) {
         long expected = t.before().leases().stream()
             .filter(l -> l.owner().equals(r.owner()) && l.expiresAtMs() > r.nowMs()).count();
@@ -177,7 +188,8 @@ class LeaseLawPropertiesTest {
       }
     });
     cov.assertSaw("renewed", "renew-GONE", "renew-NOT_OWNER", "renew-EXPIRED", "readopted-lapsed", "readopted-live",
-        "readopt-GONE", "readopt-NOT_RUNNING", "renewAll-none", "renewAll-some");
+        "readopt-GONE", "readopt-NOT_RUNNING", "renewAll-none", "renewAll-some", "readoptAll-readopted",
+        "readoptAll-GONE", "readoptAll-NOT_RUNNING");
   }
 
   @Test
@@ -186,12 +198,15 @@ class LeaseLawPropertiesTest {
     forEveryStep((seed, t) -> {
       boolean renewalDenied = t.decision() instanceof Renewal.Denied || t.decision() instanceof Readopt.Denied
           || t.decision() instanceof AdoptClaim.Denied
-          || (t.step() instanceof Step.RenewAll && Integer.valueOf(0).equals(t.decision()));
+          || (t.step() instanceof Step.RenewAll && Integer.valueOf(0).equals(t.decision()))
+          || (t.step() instanceof Step.ReadoptAll && ((List<?>) t.decision()).stream()
+              .allMatch(Readopt.Denied.class::isInstance));
       if (renewalDenied) {
         assertEquals(t.before(), t.after(), "C4: a renewal denial changed the store, " + t.where(seed));
         cov.saw("denial");
       } else if (!(t.step() instanceof Step.Renew || t.step() instanceof Step.RenewAll
-          || t.step() instanceof Step.Readopt || t.step() instanceof Step.AdoptClaim)) {
+          || t.step() instanceof Step.Readopt || t.step() instanceof Step.ReadoptAll
+          || t.step() instanceof Step.AdoptClaim)) {
         for (Lease l : t.after().leases()) {
           lease(t.before(), l.ticket()).filter(p -> p.run().equals(l.run())).ifPresent(p ->
               assertEquals(p.expiresAtMs(), l.expiresAtMs(), "C4: a non-renewal verb moved an expiry, "
@@ -203,6 +218,53 @@ class LeaseLawPropertiesTest {
       }
     });
     cov.assertSaw("denial", "other", "granted");
+  }
+
+  /**
+   * C3: a readoptAll decides and changes exactly what readopt called for each of its runs in turn does: every
+   * step applied to the model and to a twin in lockstep, the twin taking each batch one readopt at a time.
+   */
+  @Test
+  void C3_readoptAll_isTheSequenceOfSingleReadopts() {
+    Coverage cov = new Coverage("C3 readoptAll = readopts in turn");
+    java.util.concurrent.atomic.AtomicInteger batches = new java.util.concurrent.atomic.AtomicInteger();
+    qt().withExamples(SEQUENCES).withShrinkCycles(0)
+        .forAll(longs().all(), integers().between(40, 140))
+        .checkAssert((seed, length) -> {
+          LeaseLaw model = new LeaseLaw(POLICY);
+          LeaseLaw twin = new LeaseLaw(POLICY);
+          List<Step> steps = RandomSteps.generate(seed, length, new LeaseLaw(POLICY));
+          for (int i = 0; i < steps.size(); i++) {
+            Step step = steps.get(i);
+            Object batch = step.apply(model);
+            if (!(step instanceof Step.ReadoptAll r)) {
+              step.apply(twin);
+              continue;
+            }
+            List<Readopt> oneByOne = new java.util.ArrayList<>();
+            for (RunId run : r.runs()) {
+              oneByOne.add(twin.readopt(run, r.owner(), r.nowMs(), r.ttlMs()));
+            }
+            String where = "seed " + seed + ", step " + (i + 1) + ": " + step;
+            assertEquals(oneByOne, batch, where);
+            assertEquals(twin.snapshot(), model.snapshot(), where);
+            batches.incrementAndGet();
+            long readopted = oneByOne.stream().filter(Readopt.Readopted.class::isInstance).count();
+            cov.saw(readopted == oneByOne.size() ? "all-readopted" : readopted == 0 ? "all-denied" : "mixed");
+            oneByOne.stream().filter(Readopt.Denied.class::isInstance)
+                .forEach(d -> cov.saw("denied-" + ((Readopt.Denied) d).reason()));
+            if (r.runs().stream().distinct().count() < r.runs().size()) {
+              cov.saw("a run named twice");
+            }
+            if (r.runs().size() > 1) {
+              cov.saw("several runs");
+            }
+          }
+          assertEquals(twin.snapshot(), model.snapshot(), "seed " + seed);
+        });
+    assertTrue(batches.get() >= SEQUENCES / 2, batches + " batches");
+    cov.assertSaw("all-readopted", "all-denied", "mixed", "denied-GONE", "denied-NOT_RUNNING", "a run named twice",
+        "several runs");
   }
 
   @Test

@@ -100,7 +100,7 @@ public final class RandomSteps {
     } else if (dice < 57) {
       return new Step.RenewAll(owner(), now, ttl());
     } else if (dice < 61) {
-      return new Step.Readopt(anyRun().id(), owner(), now, ttl());
+      return rnd.nextInt(3) == 0 ? readoptAll() : new Step.Readopt(anyRun().id(), owner(), now, ttl());
     } else if (dice < 72) {
       Run r = rnd.nextInt(6) == 0 ? anyRun() : runIn(RunState.RUNNING);
       ExitOwner who = rnd.nextBoolean() ? ExitOwner.supervisor(r.owner()) : ExitOwner.recovery(owner());
@@ -154,6 +154,27 @@ public final class RandomSteps {
       RunId run = rnd.nextInt(8) == 0 ? unknownRun() : r.id();
       return new Step.AdoptClaim(run, owner(), rnd.nextInt(4) == 0 ? owner() : r.owner(), now, ttl());
     }
+  }
+
+  /**
+   * Recovery's batch: 1-6 runs, mostly the RUNNING runs of one owner (as a new daemon readopts a dead
+   * one's), with now and then a run of another state, a run named twice or a run the store does not have.
+   */
+  private Step readoptAll() {
+    List<Run> running = shadow.runs(RunState.RUNNING);
+    OwnerId of = running.isEmpty() ? owner() : pick(running).owner();
+    List<RunId> batch = new ArrayList<>();
+    for (Run r : running) {
+      if (r.owner().equals(of) && batch.size() < 4 && rnd.nextInt(4) != 0) {
+        batch.add(r.id());
+      }
+    }
+    while (batch.isEmpty() || (batch.size() < 6 && rnd.nextInt(3) == 0)) {
+      int dice = rnd.nextInt(4);
+      batch.add(rnd.nextInt(batch.size() + 1), dice == 0 && !batch.isEmpty() ? pick(batch)
+          : dice == 1 ? unknownRun() : anyRun().id());
+    }
+    return new Step.ReadoptAll(batch, owner(), now, ttl());
   }
 
   /** One submission, or now and then a batch of 0-4 whose keys often meet each other or earlier ones. */

@@ -212,6 +212,30 @@ final class Rows {
     }
   }
 
+  /** The runs of these ids the store has, by id, in one statement. */
+  static Map<RunId, Run> runsNamed(Connection c, String[] runIds) throws SQLException {
+    try (PreparedStatement p = c.prepareStatement("SELECT " + RUN_COLUMNS + " FROM runs WHERE run_id = ANY(?)")) {
+      p.setObject(1, runIds);
+      Map<RunId, Run> out = new java.util.HashMap<>();
+      for (Run r : runs(p)) {
+        out.put(r.id(), r);
+      }
+      return out;
+    }
+  }
+
+  /** The leases that name runs of these ids, by run, in one statement. */
+  static Map<RunId, Lease> leasesOfRunsNamed(Connection c, String[] runIds) throws SQLException {
+    try (PreparedStatement p = c.prepareStatement("SELECT " + LEASE_COLUMNS + " FROM leases WHERE run_id = ANY(?)")) {
+      p.setObject(1, runIds);
+      Map<RunId, Lease> out = new java.util.HashMap<>();
+      for (Lease l : leases(p)) {
+        out.put(l.run(), l);
+      }
+      return out;
+    }
+  }
+
   static List<Run> runsOf(Connection c, TicketId id) throws SQLException {
     try (PreparedStatement p = c.prepareStatement(
         "SELECT " + RUN_COLUMNS + " FROM runs WHERE ticket_id = ? ORDER BY number")) {

@@ -974,18 +974,58 @@ public final class PostgresCoordination implements Coordination, AutoCloseable {
     Objects.requireNonNull(runId, "run");
     Objects.requireNonNull(owner, "owner");
     Lease.checkTtl(nowMs, ttlMs);
-    return tx.run("readopt", c -> {
-      int n = update(c, "UPDATE runs SET owner_id = ? WHERE run_id = ? AND state = 'RUNNING'"
-          + " AND EXISTS (SELECT 1 FROM leases l WHERE l.run_id = runs.run_id)", owner.value(), runId.toString());
-      if (n == 0) {
-        return new Readopt.Denied(Denials.readopt(Rows.run(c, runId), Rows.leaseOfRun(c, runId))
-            .orElseThrow(raced("readoption of " + runId)));
+    return tx.run("readopt", c -> readoptsIn(c, List.of(runId), owner, nowMs + ttlMs).get(0));
+  }
+
+  /** Every readoption in one transaction ({@link #readoptsIn}). */
+  @Override
+  public List<Readopt> readoptAll(List<RunId> runs, OwnerId owner, long nowMs, long ttlMs) {
+    Objects.requireNonNull(owner, "owner");
+    Lease.checkTtl(nowMs, ttlMs);
+    List<RunId> all = List.copyOf(runs);
+    if (all.isEmpty()) {
+      return List.of();
+    }
+    return tx.run("readoptAll", c -> readoptsIn(c, all, owner, nowMs + ttlMs));
+  }
+
+  /**
+   * The readoptions' body, in the caller's transaction, in four statements whatever the number of runs:
+   * the runs named that are RUNNING with a lease change owner (one conditional update), their leases
+   * move with them and expire at {@code expiresAtMs} (one update), then the runs and the leases named are
+   * read back once, and each decision is {@link Denials#readopt} of what was read (so a run named twice is
+   * readopted twice, to the same lease, as readopt called twice decides). Readopting changes nothing a
+   * denial looks at, so the decisions are those of readopt for each run in turn. When the rows read permit
+   * more readoptions than the updates made, a concurrent commit came in between: the transaction runs again.
+   */
+  private static List<Readopt> readoptsIn(Connection c, List<RunId> runs, OwnerId owner, long expiresAtMs)
+      throws SQLException {
+    String[] ids = runs.stream().map(RunId::toString).distinct().toArray(String[]::new);
+    int moved = update(c, "UPDATE runs SET owner_id = ? WHERE run_id = ANY(?) AND state = 'RUNNING'"
+        + " AND EXISTS (SELECT 1 FROM leases l WHERE l.run_id = runs.run_id)", owner.value(), ids);
+    int rearmed = moved == 0 ? 0 : update(c, "UPDATE leases SET owner_id = ?, expires_at_ms = ? WHERE run_id = ANY(?)"
+        + " AND EXISTS (SELECT 1 FROM runs r WHERE r.run_id = leases.run_id AND r.state = 'RUNNING')", owner.value(),
+        expiresAtMs, ids);
+    Map<RunId, Run> read = Rows.runsNamed(c, ids);
+    Map<RunId, Lease> leases = Rows.leasesOfRunsNamed(c, ids);
+    int granted = 0;
+    for (String id : ids) {
+      RunId r = RunId.parse(id);
+      if (Denials.readopt(Optional.ofNullable(read.get(r)), Optional.ofNullable(leases.get(r))).isEmpty()) {
+        granted++;
       }
-      requireOne(n, "readoption of " + runId);
-      requireOne(update(c, "UPDATE leases SET owner_id = ?, expires_at_ms = ? WHERE run_id = ?", owner.value(),
-          nowMs + ttlMs, runId.toString()), "lease of the readopted run " + runId);
-      return new Readopt.Readopted(Rows.run(c, runId).orElseThrow(), Rows.leaseOfRun(c, runId).orElseThrow());
-    });
+    }
+    if (granted != moved || granted != rearmed) {
+      throw new Transactions.RaceLost("readoption of " + ids.length + " runs moved " + moved + " runs and " + rearmed
+          + " leases, but the rows read now permit " + granted);
+    }
+    List<Readopt> out = new ArrayList<>(runs.size());
+    for (RunId r : runs) {
+      Optional<Readopt.Reason> denial = Denials.readopt(Optional.ofNullable(read.get(r)),
+          Optional.ofNullable(leases.get(r)));
+      out.add(denial.isPresent() ? new Readopt.Denied(denial.get()) : new Readopt.Readopted(read.get(r), leases.get(r)));
+    }
+    return out;
   }
 
   // ---- exit and settlement (C6, C7, C8, Q1, Q2, Q5, Q7, Q8) ----

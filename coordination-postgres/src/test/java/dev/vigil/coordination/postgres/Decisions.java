@@ -67,6 +67,10 @@ final class Decisions {
     } else if (d instanceof java.util.List<?> batch) {
       if (batch.isEmpty()) {
         return "SubmitAll.empty";
+      } else if (batch.get(0) instanceof Readopt) {
+        long readopted = batch.stream().filter(Readopt.Readopted.class::isInstance).count();
+        return readopted == batch.size() ? "ReadoptAll.allReadopted" : readopted == 0 ? "ReadoptAll.allDenied"
+            : "ReadoptAll.mixed";
       }
       return batch.stream().anyMatch(Submission.Duplicate.class::isInstance) ? "SubmitAll.withDuplicate"
           : "SubmitAll.allAccepted";

@@ -61,6 +61,7 @@ class PostgresDifferentialTest {
         "AdoptClaim.Adopted", "AdoptClaim.NOT_FOUND", "AdoptClaim.NOT_CLAIMED", "AdoptClaim.NOT_OWNER",
         "Renewal.Renewed", "Renewal.GONE", "Renewal.NOT_OWNER", "Renewal.EXPIRED", "RenewAll.none", "RenewAll.some",
         "Readopt.Readopted", "Readopt.GONE", "Readopt.NOT_RUNNING",
+        "ReadoptAll.allReadopted", "ReadoptAll.allDenied", "ReadoptAll.mixed",
         "Exit.Taken", "Exit.ALREADY_TAKEN", "Exit.NOT_RUNNING", "Exit.NOT_FOUND",
         "Settlement.Settled.SUCCEEDED", "Settlement.Settled.READY", "Settlement.Settled.HELD",
         "Settlement.Settled.FAILED",
