@@ -20,6 +20,7 @@ import dev.vigil.supervisor.StopKind;
 import dev.vigil.supervisor.TimeLimit;
 import dev.vigil.supervisor.TimeoutLattice.Timeout;
 import dev.vigil.supervisor.engine.EngineEvent.RecoveryAction;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -63,11 +64,67 @@ final class Recovery {
         lanes.put(t.id(), t.lane());
       }
     }
+    Map<RunId, Probed> probed = readoptAlive(live, ownerMayLive, nowMonoMs, nowWallMs);
     for (Run r : live) {
       if (!table.contains(r.id())) {
-        recover(r, atBoot, ownerMayLive, lanes, nowMonoMs, nowWallMs);
+        recover(r, atBoot, ownerMayLive, lanes, probed, nowMonoMs, nowWallMs);
       }
     }
+  }
+
+  /**
+   * A RUNNING run's worker as recovery judged it: its adoption verdict and, when the verdict keeps the
+   * worker (adopt, or stop as lost), the decision of its readoption ({@code null} otherwise).
+   */
+  private record Probed(Adoption.Verdict verdict, Readopt readopt) {}
+
+  /**
+   * Judges, ahead of the recovery of each run in turn, the worker of every live RUNNING run that
+   * {@link #recover} would judge (a run of this host whose owner is this incarnation or gone), and re-arms
+   * the leases of all those found alive with one {@code readoptAll}: each decision is the one {@code readopt}
+   * would have made for its run, and the recovery of each run then records its events in the order it always
+   * did. Readopting changes nothing another run's recovery looks at.
+   */
+  private Map<RunId, Probed> readoptAlive(List<Run> live, Map<OwnerId, Boolean> ownerMayLive, long nowMonoMs,
+      long nowWallMs) {
+    Map<RunId, Adoption.Verdict> verdicts = new HashMap<>();
+    List<RunId> alive = new ArrayList<>();
+    for (Run r : live) {
+      if (r.state() != RunState.RUNNING || table.contains(r.id()) || ctx.otherHost(r.owner()).isPresent()
+          || foreignLive(r, ownerMayLive)) {
+        continue;
+      }
+      Adoption.Verdict v = verdict(r, nowMonoMs);
+      verdicts.put(r.id(), v);
+      if (keeps(v)) {
+        alive.add(r.id());
+      }
+    }
+    List<Readopt> readopts = alive.isEmpty() ? List.of()
+        : ctx.coordination.readoptAll(alive, ctx.me, nowWallMs, ctx.leaseTtlMs());
+    Map<RunId, Readopt> byRun = new HashMap<>();
+    for (int i = 0; i < alive.size(); i++) {
+      byRun.put(alive.get(i), readopts.get(i));
+    }
+    Map<RunId, Probed> out = new HashMap<>();
+    verdicts.forEach((run, v) -> out.put(run, new Probed(v, byRun.get(run))));
+    return out;
+  }
+
+  /** Whether the run's owner is another incarnation that may still live (Q10): its run is left to it. */
+  private boolean foreignLive(Run r, Map<OwnerId, Boolean> ownerMayLive) {
+    return !r.owner().equals(ctx.me) && ownerMayLive.computeIfAbsent(r.owner(), ctx::ownerMayLive);
+  }
+
+  /** A RUNNING run's worker judged by identity and reservation, and its build (Q11, D4, S6). */
+  private Adoption.Verdict verdict(Run r, long nowMonoMs) {
+    boolean alive = !Liveness.dead(ctx.processes, ctx.directories, new WorkerKey.Task(r.id()), r.start().identity());
+    return ctx.adoption.verdict(alive, Optional.of(r.start().build()), ctx.bootMonoMs, nowMonoMs);
+  }
+
+  /** Whether the verdict keeps the worker, readopted: adopted, or stopped as lost under this daemon. */
+  private static boolean keeps(Adoption.Verdict v) {
+    return v instanceof Adoption.Verdict.Adopt || v instanceof Adoption.Verdict.StopAsLost;
   }
 
   /** The store has no live run: nothing to recover, and none is left to a live owner. */
@@ -77,7 +134,7 @@ final class Recovery {
 
   /** Recovers one live run this daemon does not supervise (a worker of it said hello). */
   void recover(Run r, long nowMonoMs, long nowWallMs) {
-    recover(r, false, new HashMap<>(), Map.of(), nowMonoMs, nowWallMs);
+    recover(r, false, new HashMap<>(), Map.of(), Map.of(), nowMonoMs, nowWallMs);
   }
 
   /**
@@ -93,7 +150,8 @@ final class Recovery {
    *       launchHandoff once the worker is gone; free → {@code abortClaim} for the claim's owner.
    *   <li>RUNNING: alive by identity or reservation and same build → {@code readopt} (Q11, D4);
    *       alive, another build → readopt and stop as a lost worker (S6); dead → {@code takeExit} as
-   *       RECOVERY, outcome read, {@code finish} (Q4, Q5).
+   *       RECOVERY, outcome read, {@code finish} (Q4, Q5). The runs of one pass are judged and readopted
+   *       together beforehand ({@code probed}, {@link #readoptAlive}).
    *   <li>EXITED whose exit owner is dead → {@code finish} for the dead exit owner with the recorded
    *       facts; EXITED by this owner → finish (a settlement that had not happened).
    * </ol>
@@ -104,7 +162,7 @@ final class Recovery {
    * is gone, is a release cut short: it is settled LOST as the release would have.
    */
   private void recover(Run r, boolean atBoot, Map<OwnerId, Boolean> ownerMayLive, Map<TicketId, Lane> lanes,
-      long nowMonoMs, long nowWallMs) {
+      Map<RunId, Probed> probed, long nowMonoMs, long nowWallMs) {
     Optional<String> host = ctx.otherHost(r.owner());
     if (r.state() == RunState.EXITED) {
       Optional<String> exitHost = ctx.otherHost(r.exitOwner().owner());
@@ -120,7 +178,7 @@ final class Recovery {
       leaveToItsHost(r, "run of host " + host.get());
       return;
     }
-    boolean foreignLive = !r.owner().equals(ctx.me) && ownerMayLive.computeIfAbsent(r.owner(), ctx::ownerMayLive);
+    boolean foreignLive = foreignLive(r, ownerMayLive);
     Lane known = lanes.get(r.ticket());
     Lane lane = known != null ? known : ctx.store.ticket(r.ticket()).map(Ticket::lane).orElse(Lane.DEFAULT);
     if (r.state() == RunState.CLAIMED) {
@@ -129,7 +187,7 @@ final class Recovery {
       if (foreignLive) {
         leave(r, "run of live owner " + r.owner());
       } else {
-        recoverRunning(r, lane, nowMonoMs, nowWallMs);
+        recoverRunning(r, lane, probed.get(r.id()), nowMonoMs, nowWallMs);
       }
     } else if (r.state() == RunState.EXITED) {
       ExitOwner exitOwner = r.exitOwner();
@@ -173,10 +231,9 @@ final class Recovery {
     }
   }
 
-  private void recoverRunning(Run r, Lane lane, long nowMonoMs, long nowWallMs) {
-    WorkerKey.Task key = new WorkerKey.Task(r.id());
-    boolean alive = !Liveness.dead(ctx.processes, ctx.directories, key, r.start().identity());
-    Adoption.Verdict v = ctx.adoption.verdict(alive, Optional.of(r.start().build()), ctx.bootMonoMs, nowMonoMs);
+  /** A RUNNING run's recovery; {@code probed} is its verdict and readoption made beforehand, or null. */
+  private void recoverRunning(Run r, Lane lane, Probed probed, long nowMonoMs, long nowWallMs) {
+    Adoption.Verdict v = probed != null ? probed.verdict() : verdict(r, nowMonoMs);
     if (v instanceof Adoption.Verdict.NotAlive) {
       RunExit facts = settling.facts(r.id(), RunExit.unknown(nowWallMs), nowWallMs);
       ExitOwner claimant = ExitOwner.recovery(ctx.me);
@@ -190,8 +247,9 @@ final class Recovery {
       } else {
         throw new AssertionError(e);
       }
-    } else if (v instanceof Adoption.Verdict.Adopt || v instanceof Adoption.Verdict.StopAsLost) {
-      Readopt ro = ctx.coordination.readopt(r.id(), ctx.me, nowWallMs, ctx.leaseTtlMs());
+    } else if (keeps(v)) {
+      Readopt ro = probed != null ? probed.readopt() : ctx.coordination.readopt(r.id(), ctx.me, nowWallMs,
+          ctx.leaseTtlMs());
       if (ro instanceof Readopt.Denied d) {
         ctx.record(new EngineEvent.VerbDenied(r.id(), "readopt", d.reason().toString()));
         return;

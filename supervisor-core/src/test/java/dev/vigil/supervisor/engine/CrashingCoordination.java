@@ -326,6 +326,15 @@ final class CrashingCoordination implements Coordination {
     return Coordination.super.takeExitAndFinishAll(ends, nowMs);
   }
 
+  /** As {@link #startAll}: {@code readopt} for each in turn. */
+  @Override
+  public java.util.List<Readopt> readoptAll(java.util.List<RunId> runs, OwnerId owner, long nowMs, long ttlMs) {
+    if (runs.size() > 1) {
+      batchesOfSeveral.merge("readoptAll", 1, Integer::sum);
+    }
+    return Coordination.super.readoptAll(runs, owner, nowMs, ttlMs);
+  }
+
   /** How many calls of each batch verb named more than one run (passes that grouped their starts or ends). */
   java.util.Map<String, Integer> batchesOfSeveral() {
     return java.util.Collections.unmodifiableMap(batchesOfSeveral);

@@ -66,7 +66,8 @@ class EnginePropertiesTest {
         "verb crash at adoptClaim before commit", "verb crash at adoptClaim after commit",
         "verb crash at abortClaim before commit", "verb crash at abortClaim after commit",
         "verb crash at readopt before commit", "verb crash at readopt after commit", "store outage",
-        "store back: new incarnation on the same process", "recovered after an outage: READOPT");
+        "store back: new incarnation on the same process", "recovered after an outage: READOPT",
+        "readoptAll of several runs in one pass");
   }
 
   @Test
