@@ -168,7 +168,7 @@ class H2ConcurrencyTest {
       assertTrue(snapshots.get() >= 20, "too few snapshots checked: " + snapshots);
       cov.assertSaw("claim.granted", "claim.denied", "claimNext.granted", "start.started", "start.denied",
           "renew.renewed", "renewAll", "exit.taken", "exit.alreadyTaken", "finish.settled", "finish.alreadySettled",
-          "park.done", "abort.aborted", "adopt.adopted", "release.done");
+          "park.done", "abort.aborted", "adopt.adopted", "release.done", "readoptAll");
     }
   }
 
@@ -274,11 +274,31 @@ class H2ConcurrencyTest {
     } else if (dice < 54) {
       h2.renewAll(owner, now, TTL);
       cov.saw("renewAll");
-    } else if (dice < 56) {
+    } else if (dice < 55) {
       RunId run = running.pick(rnd);
       if (run != null && h2.readopt(run, owner, now, TTL) instanceof Readopt.Readopted) {
         cov.saw("readopt.readopted");
       }
+    } else if (dice < 56) {
+      // recovery's batch, racing every other verb on the same runs: each decision is a readopt's
+      java.util.List<RunId> batch = new java.util.ArrayList<>();
+      for (int i = 1 + rnd.nextInt(4); i > 0; i--) {
+        RunId run = running.pick(rnd);
+        if (run != null) {
+          batch.add(run);
+        }
+      }
+      java.util.List<Readopt> decisions = h2.readoptAll(batch, owner, now, TTL);
+      assertEquals(batch.size(), decisions.size(), "one decision per run");
+      for (int i = 0; i < batch.size(); i++) {
+        if (decisions.get(i) instanceof Readopt.Readopted r) {
+          assertEquals(batch.get(i), r.run().id());
+          assertEquals(owner, r.run().owner(), "the run is the new owner's");
+          assertEquals(new dev.vigil.coordination.Lease(batch.get(i).ticket(), batch.get(i), owner, now + TTL), r.lease());
+          cov.saw("readoptAll.readopted");
+        }
+      }
+      cov.saw("readoptAll");
     } else if (dice < 72) {
       RunId run = running.pick(rnd);
       if (run != null) {

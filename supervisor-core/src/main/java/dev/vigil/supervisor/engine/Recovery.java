@@ -58,17 +58,52 @@ final class Recovery {
       liveIds.add(r.id());
     }
     leftAlone.retainAll(liveIds);
-    Map<TicketId, Lane> lanes = new HashMap<>(); // a live run's ticket is LEASED (C1): one read for all of them
+    Map<TicketId, Ticket> tickets = new HashMap<>(); // a live run's ticket is LEASED (C1): one read for all of them
     if (live.stream().anyMatch(r -> !table.contains(r.id()))) {
       for (Ticket t : ctx.store.tickets(TicketQuery.all().inState(TicketState.LEASED))) {
-        lanes.put(t.id(), t.lane());
+        tickets.put(t.id(), t);
       }
     }
-    Map<RunId, Probed> probed = readoptAlive(live, ownerMayLive, nowMonoMs, nowWallMs);
+    Pass pass = new Pass(ownerMayLive, tickets, readoptAlive(live, ownerMayLive, nowMonoMs, nowWallMs));
     for (Run r : live) {
       if (!table.contains(r.id())) {
-        recover(r, atBoot, ownerMayLive, lanes, probed, nowMonoMs, nowWallMs);
+        recover(r, atBoot, pass, nowMonoMs, nowWallMs);
       }
+    }
+  }
+
+  /**
+   * What one recovery pass read once for all its runs: the owners judged, the live runs' tickets (their lanes,
+   * and whether each is parked), the workers judged and readopted beforehand, and the parked lanes when first
+   * asked. Nothing in the pass parks or unparks (a park is a command, handled between passes on the same thread).
+   */
+  private final class Pass {
+    final Map<OwnerId, Boolean> ownerMayLive;
+    final Map<TicketId, Ticket> tickets;
+    final Map<RunId, Probed> probed;
+    private Set<Lane> parkedLanes;
+
+    Pass(Map<OwnerId, Boolean> ownerMayLive, Map<TicketId, Ticket> tickets, Map<RunId, Probed> probed) {
+      this.ownerMayLive = ownerMayLive;
+      this.tickets = tickets;
+      this.probed = probed;
+    }
+
+    Lane lane(Run r) {
+      Ticket known = tickets.get(r.ticket());
+      return known != null ? known.lane() : ctx.store.ticket(r.ticket()).map(Ticket::lane).orElse(Lane.DEFAULT);
+    }
+
+    /** Whether the run's ticket or lane is parked (Q9), as {@link TaskTable#parked} reads it. */
+    boolean parked(TaskTable.Tracked t) {
+      Ticket known = tickets.get(t.run.ticket());
+      if (known == null) {
+        return table.parked(t);
+      }
+      if (parkedLanes == null) {
+        parkedLanes = ctx.store.parkedLanes();
+      }
+      return parkedLanes.contains(t.lane) || known.parked();
     }
   }
 
@@ -134,7 +169,7 @@ final class Recovery {
 
   /** Recovers one live run this daemon does not supervise (a worker of it said hello). */
   void recover(Run r, long nowMonoMs, long nowWallMs) {
-    recover(r, false, new HashMap<>(), Map.of(), Map.of(), nowMonoMs, nowWallMs);
+    recover(r, false, new Pass(new HashMap<>(), Map.of(), Map.of()), nowMonoMs, nowWallMs);
   }
 
   /**
@@ -161,8 +196,8 @@ final class Recovery {
    * that that host's daemons finish); a run of another host whose exit a daemon of this host took, which
    * is gone, is a release cut short: it is settled LOST as the release would have.
    */
-  private void recover(Run r, boolean atBoot, Map<OwnerId, Boolean> ownerMayLive, Map<TicketId, Lane> lanes,
-      Map<RunId, Probed> probed, long nowMonoMs, long nowWallMs) {
+  private void recover(Run r, boolean atBoot, Pass pass, long nowMonoMs, long nowWallMs) {
+    Map<OwnerId, Boolean> ownerMayLive = pass.ownerMayLive;
     Optional<String> host = ctx.otherHost(r.owner());
     if (r.state() == RunState.EXITED) {
       Optional<String> exitHost = ctx.otherHost(r.exitOwner().owner());
@@ -179,15 +214,14 @@ final class Recovery {
       return;
     }
     boolean foreignLive = foreignLive(r, ownerMayLive);
-    Lane known = lanes.get(r.ticket());
-    Lane lane = known != null ? known : ctx.store.ticket(r.ticket()).map(Ticket::lane).orElse(Lane.DEFAULT);
+    Lane lane = pass.lane(r);
     if (r.state() == RunState.CLAIMED) {
       recoverClaim(r, lane, atBoot, foreignLive, nowMonoMs, nowWallMs);
     } else if (r.state() == RunState.RUNNING) {
       if (foreignLive) {
         leave(r, "run of live owner " + r.owner());
       } else {
-        recoverRunning(r, lane, probed.get(r.id()), nowMonoMs, nowWallMs);
+        recoverRunning(r, lane, pass, nowMonoMs, nowWallMs);
       }
     } else if (r.state() == RunState.EXITED) {
       ExitOwner exitOwner = r.exitOwner();
@@ -231,8 +265,9 @@ final class Recovery {
     }
   }
 
-  /** A RUNNING run's recovery; {@code probed} is its verdict and readoption made beforehand, or null. */
-  private void recoverRunning(Run r, Lane lane, Probed probed, long nowMonoMs, long nowWallMs) {
+  /** A RUNNING run's recovery, with its verdict and readoption when the pass made them beforehand. */
+  private void recoverRunning(Run r, Lane lane, Pass pass, long nowMonoMs, long nowWallMs) {
+    Probed probed = pass.probed.get(r.id());
     Adoption.Verdict v = probed != null ? probed.verdict() : verdict(r, nowMonoMs);
     if (v instanceof Adoption.Verdict.NotAlive) {
       RunExit facts = settling.facts(r.id(), RunExit.unknown(nowWallMs), nowWallMs);
@@ -266,7 +301,8 @@ final class Recovery {
         stops.begin(t, StopKind.LOST, nowMonoMs);
       } else {
         ctx.record(new EngineEvent.Recovered(r.id(), RecoveryAction.READOPT, "alive by identity or reservation"));
-        StopKind due = stops.dueAtReadopt(t, r.stopIntent()); // Q12, Q13: the stop a daemon that died had begun
+        // Q12, Q13: the stop a daemon that died had begun; Q9: a park
+        StopKind due = stops.dueAtReadopt(t, r.stopIntent(), () -> pass.parked(t));
         if (due != null) {
           stops.begin(t, due, nowMonoMs);
         }

@@ -74,6 +74,11 @@ final class TaskStops {
    * time-out: the stop a daemon that died had begun, Q12, Q13), a draining daemon's, a park's (Q9); or null.
    */
   StopKind dueAtReadopt(TaskTable.Tracked t, StopIntent intent) {
+    return dueAtReadopt(t, intent, () -> table.parked(t));
+  }
+
+  /** As {@link #dueAtReadopt(TaskTable.Tracked, StopIntent)}, asking {@code parked} (only when it matters) for Q9. */
+  StopKind dueAtReadopt(TaskTable.Tracked t, StopIntent intent, java.util.function.BooleanSupplier parked) {
     StopKind intended = ofIntent(intent);
     if (intended != null) {
       return intended;
@@ -81,7 +86,7 @@ final class TaskStops {
     if (stopEveryStart) {
       return StopKind.OPERATOR;
     }
-    return table.parked(t) ? StopKind.PARK : null;
+    return parked.getAsBoolean() ? StopKind.PARK : null;
   }
 
   /** The stop a stop intent on record calls for, or null for none. */
