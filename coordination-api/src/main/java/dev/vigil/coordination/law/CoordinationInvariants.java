@@ -65,12 +65,12 @@ public final class CoordinationInvariants {
   /** Every violated invariant, one line each; empty when all hold. */
   public static List<String> violations(Snapshot s) {
     List<String> out = new ArrayList<>();
-    Map<TicketId, Ticket> tickets = new HashMap<>();
+    Map<TicketId, Ticket> tickets = new HashMap<>(s.tickets().size() * 4 / 3 + 1);
     for (Ticket t : s.tickets()) {
       tickets.put(t.id(), t);
     }
-    Map<RunId, Run> runs = new HashMap<>();
-    Map<TicketId, List<Run>> runsByTicket = new HashMap<>();
+    Map<RunId, Run> runs = new HashMap<>(s.runs().size() * 4 / 3 + 1);
+    Map<TicketId, List<Run>> runsByTicket = new HashMap<>(s.tickets().size() * 4 / 3 + 1);
     for (Run r : s.runs()) {
       runs.put(r.id(), r);
       runsByTicket.computeIfAbsent(r.ticket(), k -> new ArrayList<>()).add(r);
@@ -137,7 +137,16 @@ public final class CoordinationInvariants {
 
     for (Ticket t : s.tickets()) {
       List<Run> rs = runsByTicket.getOrDefault(t.id(), List.of());
-      long unsettled = rs.stream().filter(r -> r.state().holdsLease()).count();
+      long unsettled = 0;
+      long charged = 0;
+      for (Run r : rs) {
+        if (r.state().holdsLease()) {
+          unsettled++;
+        }
+        if (r.verdict() != null && r.verdict().chargesAttempt()) {
+          charged++;
+        }
+      }
       if (t.state() == TicketState.LEASED && (unsettled != 1 || !leasedTickets.contains(t.id()))) {
         out.add("C1 one lease: LEASED ticket " + t.id() + " has " + unsettled + " unsettled runs and "
             + (leasedTickets.contains(t.id()) ? "a" : "no") + " lease");
@@ -145,7 +154,6 @@ public final class CoordinationInvariants {
       if (t.state() != TicketState.LEASED && unsettled != 0) {
         out.add("C7 release on settle: " + t.state() + " ticket " + t.id() + " has " + unsettled + " unsettled runs");
       }
-      long charged = rs.stream().filter(r -> r.verdict() != null && r.verdict().chargesAttempt()).count();
       if (t.attemptsUsed() != charged) {
         out.add("Q1 bounded attempts: ticket " + t.id() + " counts " + t.attemptsUsed()
             + " attempts used but " + charged + " settled runs were charged");
@@ -231,6 +239,14 @@ public final class CoordinationInvariants {
    * that holds it; a dependency hold names the first prerequisite that holds it now.
    */
   private static void prerequisites(Ticket t, List<Run> rs, Map<TicketId, Ticket> tickets, List<String> out) {
+    if (t.after().isEmpty()) {
+      // no prerequisite: met, and none holds it
+      if (t.heldFor() != null) {
+        out.add("Q14 prerequisites first: ticket " + t.id() + " is held for " + t.heldFor() + " but the first"
+            + " prerequisite that holds it is none");
+      }
+      return;
+    }
     List<Ticket> pre = new ArrayList<>();
     for (TicketId p : t.after()) {
       Ticket found = tickets.get(p);

@@ -97,7 +97,7 @@ public final class LeaseLaw implements Coordination, Store {
 
   private final RetryPolicy policy;
   private final SortedMap<TicketId, Ticket> tickets = new TreeMap<>();
-  private final SortedMap<RunId, Run> runs = new TreeMap<>();
+  private final TreeMap<RunId, Run> runs = new TreeMap<>();
   private final SortedMap<TicketId, Lease> leases = new TreeMap<>();
   private final TreeSet<Lane> parkedLanes = new TreeSet<>();
   private final Map<String, TicketId> keys = new HashMap<>();
@@ -689,13 +689,8 @@ public final class LeaseLaw implements Coordination, Store {
 
   @Override
   public synchronized List<Run> runsOf(TicketId id) {
-    List<Run> out = new ArrayList<>();
-    for (Run r : runs.values()) {
-      if (r.ticket().equals(id)) {
-        out.add(r);
-      }
-    }
-    return out;
+    // run ids sort by ticket, then number: a ticket's runs are one range of the map
+    return new ArrayList<>(runs.subMap(new RunId(id, 1), true, new RunId(id, Integer.MAX_VALUE), true).values());
   }
 
   @Override
