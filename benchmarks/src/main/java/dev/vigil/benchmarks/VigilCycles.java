@@ -27,6 +27,7 @@ import java.util.Collections;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.CyclicBarrier;
 
@@ -55,8 +56,11 @@ public final class VigilCycles {
    * @param seconds     the window
    * @param verbNanos   every verb's duration, by verb (a compaction's verb included)
    * @param pauseMillis each compaction's pause, ms (the duration of the verb that ran it)
+   * @param appendedBytes what the verbs appended to the file, summed over the verbs that did not
+   *                    compact it (0 for a store without a file)
    */
-  public record Result(long cycles, double seconds, Map<Verb, List<Long>> verbNanos, List<Double> pauseMillis) {
+  public record Result(long cycles, double seconds, Map<Verb, List<Long>> verbNanos, List<Double> pauseMillis,
+      long appendedBytes) {
     public double perSecond() {
       return cycles / seconds;
     }
@@ -101,6 +105,7 @@ public final class VigilCycles {
     }
     List<Double> pauses = new ArrayList<>();
     AtomicReference<Object> inode = new AtomicReference<>(file == null ? null : inode(file));
+    Growth growth = new Growth(file);
     CyclicBarrier go = new CyclicBarrier(threads + 1);
     long[] cycles = new long[threads];
     List<Thread> workers = new ArrayList<>();
@@ -115,7 +120,7 @@ public final class VigilCycles {
         }
         List<Double> myPauses = new ArrayList<>();
         try {
-          Loop loop = new Loop(stores.get(me), file, new OwnerId("d-bench-" + me), inode, mine, myPauses);
+          Loop loop = new Loop(stores.get(me), file, new OwnerId("d-bench-" + me), inode, growth, mine, myPauses);
           go.await();
           long end = window[1];
           while (System.nanoTime() < end) {
@@ -148,7 +153,7 @@ public final class VigilCycles {
     for (long c : cycles) {
       total += c;
     }
-    return new Result(total, elapsed, nanos, pauses);
+    return new Result(total, elapsed, nanos, pauses, growth.appended.get());
   }
 
   /** One thread's cycle. */
@@ -159,17 +164,19 @@ public final class VigilCycles {
     private final ExitOwner exitOwner;
     private final RunStart start;
     private final AtomicReference<Object> inode;
+    private final Growth growth;
     private final Map<Verb, List<Long>> nanos;
     private final List<Double> pauses;
 
-    Loop(Coordination h2, Path file, OwnerId owner, AtomicReference<Object> inode, Map<Verb, List<Long>> nanos,
-        List<Double> pauses) {
+    Loop(Coordination h2, Path file, OwnerId owner, AtomicReference<Object> inode, Growth growth,
+        Map<Verb, List<Long>> nanos, List<Double> pauses) {
       this.h2 = h2;
       this.file = file;
       this.owner = owner;
       this.exitOwner = ExitOwner.supervisor(owner);
       this.start = new RunStart(new ProcessIdentity("boot", 4242, 1, 4242), "bench", "ab".repeat(32), 0);
       this.inode = inode;
+      this.growth = growth;
       this.nanos = nanos;
       this.pauses = pauses;
     }
@@ -226,8 +233,39 @@ public final class VigilCycles {
       }
       Object seen = inode.get();
       Object now = inode(file);
-      if (now != null && !now.equals(seen) && inode.compareAndSet(seen, now)) {
+      boolean compacted = now != null && !now.equals(seen) && inode.compareAndSet(seen, now);
+      if (compacted) {
         pauses.add(d / 1e6);
+      }
+      growth.after(compacted);
+    }
+  }
+
+  /**
+   * The bytes the verbs append to the file: after each verb, its size less the size after the verb
+   * before (any thread's); a verb that compacted the file only sets the new size (its own commit, a
+   * few KiB, is not counted).
+   */
+  private static final class Growth {
+    private final Path file;
+    private final AtomicLong last;
+    final AtomicLong appended = new AtomicLong();
+
+    Growth(Path file) throws IOException {
+      this.file = file;
+      this.last = new AtomicLong(file == null ? 0 : Files.size(file));
+    }
+
+    void after(boolean compacted) throws IOException {
+      long size;
+      try {
+        size = Files.size(file);
+      } catch (java.nio.file.NoSuchFileException e) {
+        return; // the moment a compaction moves the new file in
+      }
+      long before = last.getAndSet(size);
+      if (!compacted && size > before) {
+        appended.addAndGet(size - before);
       }
     }
   }

@@ -22,6 +22,9 @@ class B6StoreScaleSmokeTest {
     assertTrue(s.fileBytes() > 0, "the store was written");
     assertTrue(s.cycles() > 0 && Double.isFinite(s.cycles()), "cycles/s: " + s.cycles());
     assertTrue(s.claimNextMicros() > 0, "claimNext was timed: " + s.claimNextMicros());
+    assertTrue(s.appendedPerCycle() > 0, "the cycles appended to the file: " + s.appendedPerCycle());
+    double amortised = s.amortised(0);
+    assertTrue(amortised > 0 && Double.isFinite(amortised), "the rate with compaction amortised: " + amortised);
     assertEquals(1, B6StoreScale.report(r, o).get(0).rows().size());
   }
 }

@@ -185,7 +185,8 @@ public final class H2Coordination implements Coordination, AutoCloseable {
    *       {@code REUSE_SPACE=FALSE}: commits are only appended, never written over freed space,
    *       which H2 2.5 does not recover reliably after {@code kill -9}; the file is kept bounded
    *       by compactions that pause all verbs and shut down and reopen the database
-   *       ({@code SHUTDOWN COMPACT}) once it has doubled (see {@code Compaction}).
+   *       ({@code SHUTDOWN COMPACT}) once it has grown to three times its compacted size (see
+   *       {@code Compaction}).
    *       {@code RETENTION_TIME 0} (it governs only space reuse). The settings are read back and
    *       verified.
    *   <li>Forward-only migrations bring the schema to the current version.
@@ -328,6 +329,14 @@ public final class H2Coordination implements Coordination, AutoCloseable {
   /** The database file. */
   public Path file() {
     return file.file;
+  }
+
+  /**
+   * How many bytes a durable store's file of {@code compactedBytes} (its size just after a compaction)
+   * may grow by before the store compacts it again.
+   */
+  public static long compactionGrowthBytes(long compactedBytes) {
+    return Compaction.growthAllowed(compactedBytes, Compaction.MIN_GROWTH_BYTES);
   }
 
   /** Compactions (shutdown and reopen) since open. */
@@ -1517,7 +1526,7 @@ public final class H2Coordination implements Coordination, AutoCloseable {
 
   /**
    * Compacts the file now ({@code SHUTDOWN COMPACT} and a reopen, the way {@code Compaction} does when the file
-   * has doubled) with every other verb paused, then records the job's line. The compaction changes no
+   * has grown enough) with every other verb paused, then records the job's line. The compaction changes no
    * decision, so a crash between it and the record loses only the line.
    */
   @Override
