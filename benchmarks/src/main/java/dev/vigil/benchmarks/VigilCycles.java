@@ -231,13 +231,18 @@ public final class VigilCycles {
       if (file == null) {
         return;
       }
+      Map<String, Object> now;
+      try {
+        now = Files.readAttributes(file, "unix:ino,size"); // one look for both: compaction and growth
+      } catch (java.nio.file.NoSuchFileException e) {
+        return; // the moment a compaction moves the new file in; the next verb sees the new inode
+      }
       Object seen = inode.get();
-      Object now = inode(file);
-      boolean compacted = now != null && !now.equals(seen) && inode.compareAndSet(seen, now);
+      boolean compacted = !now.get("ino").equals(seen) && inode.compareAndSet(seen, now.get("ino"));
       if (compacted) {
         pauses.add(d / 1e6);
       }
-      growth.after(compacted);
+      growth.after((Long) now.get("size"), compacted);
     }
   }
 
@@ -247,22 +252,15 @@ public final class VigilCycles {
    * few KiB, is not counted).
    */
   private static final class Growth {
-    private final Path file;
     private final AtomicLong last;
     final AtomicLong appended = new AtomicLong();
 
     Growth(Path file) throws IOException {
-      this.file = file;
       this.last = new AtomicLong(file == null ? 0 : Files.size(file));
     }
 
-    void after(boolean compacted) throws IOException {
-      long size;
-      try {
-        size = Files.size(file);
-      } catch (java.nio.file.NoSuchFileException e) {
-        return; // the moment a compaction moves the new file in
-      }
+    /** After a verb: the file's size now, and whether that verb compacted it. */
+    void after(long size, boolean compacted) {
       long before = last.getAndSet(size);
       if (!compacted && size > before) {
         appended.addAndGet(size - before);

@@ -1168,24 +1168,20 @@ public final class H2Coordination implements Coordination, AutoCloseable {
         expiresAtMs, ids);
     Map<RunId, Run> read = Rows.runsNamed(c, ids);
     Map<RunId, Lease> leases = Rows.leasesOfRunsNamed(c, ids);
+    Map<RunId, Readopt> decided = new java.util.HashMap<>();
     int granted = 0;
     for (String id : ids) {
       RunId r = RunId.parse(id);
-      if (Denials.readopt(Optional.ofNullable(read.get(r)), Optional.ofNullable(leases.get(r))).isEmpty()) {
-        granted++;
-      }
+      Optional<Readopt.Reason> denial = Denials.readopt(Optional.ofNullable(read.get(r)),
+          Optional.ofNullable(leases.get(r)));
+      decided.put(r, denial.isPresent() ? new Readopt.Denied(denial.get()) : new Readopt.Readopted(read.get(r), leases.get(r)));
+      granted += denial.isPresent() ? 0 : 1;
     }
     if (granted != moved || granted != rearmed) {
       throw new Transactions.RaceLost("readoption of " + ids.length + " runs moved " + moved + " runs and " + rearmed
           + " leases, but the rows read now permit " + granted);
     }
-    List<Readopt> out = new ArrayList<>(runs.size());
-    for (RunId r : runs) {
-      Optional<Readopt.Reason> denial = Denials.readopt(Optional.ofNullable(read.get(r)),
-          Optional.ofNullable(leases.get(r)));
-      out.add(denial.isPresent() ? new Readopt.Denied(denial.get()) : new Readopt.Readopted(read.get(r), leases.get(r)));
-    }
-    return out;
+    return runs.stream().map(decided::get).toList();
   }
 
   // ---- exit and settlement (C6, C7, C8, Q1, Q2, Q5, Q7, Q8) ----
